@@ -1,0 +1,34 @@
+"""rankwise: exact, named, fast ranking metrics.
+
+Every measure follows a named, documented definition (``rankwise.measures``), is checked against its
+reference implementation, and is computed on flat arrays.
+
+>>> import rankwise
+>>> result = rankwise.evaluate({"q1": {"d1": 1}}, {"q1": {"d1": 0.5, "d2": 0.9}}, ["nDCG@10", "RR"])
+>>> round(result.aggregate["RR"], 3)
+0.5
+"""
+
+from .errors import InputError, MeasureError, RankwiseError
+from .evaluate import EvaluationResult, evaluate
+from .io import load_qrels, load_run
+from .measures import Measure, parse_measure, parse_measures
+from .policies import Policies, QuerySet, TiePolicy
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EvaluationResult",
+    "InputError",
+    "Measure",
+    "MeasureError",
+    "Policies",
+    "QuerySet",
+    "RankwiseError",
+    "TiePolicy",
+    "evaluate",
+    "load_qrels",
+    "load_run",
+    "parse_measure",
+    "parse_measures",
+]

@@ -1,0 +1,165 @@
+"""The aligned form: every ranking sorted once, grades looked up once, shared by all measures.
+
+Runs become flat arrays in CSR layout: ``offsets[q]:offsets[q+1]`` are the rows of query ``q`` in rank order,
+with ``qidx`` (query index per row), ``rank`` (1-based) and ``grade`` per row. Judgments of the evaluated
+queries become ``qrel_qidx``/``qrel_grade``. Kernels work on these arrays with vectorised numpy, never a
+per-query Python loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+
+from .errors import InputError
+from .io.table import DOCID, QID, ROW, VALUE, Table
+from .policies import Policies, QuerySet, TiePolicy
+
+UNJUDGED = np.iinfo(np.int64).min
+"""Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
+
+
+@dataclass(frozen=True)
+class QueryAccounting:
+    """What happened to each query: nothing is dropped silently."""
+
+    evaluated: int
+    run_only: tuple[str, ...]
+    """Queries of the run without judgments and not evaluated."""
+    qrels_only: tuple[str, ...]
+    """Judged queries missing from the run and not evaluated."""
+    scored_empty: tuple[str, ...]
+    """Judged queries missing from the run, evaluated as empty rankings (``queries="qrels"``)."""
+    unjudged_evaluated: tuple[str, ...]
+    """Run queries without judgments, evaluated with no relevant documents (``queries="run"``)."""
+    truncated_rows: int = 0
+    """Run rows beyond the depth cut."""
+
+
+@dataclass
+class Aligned:
+    """Rankings and judgments of the evaluated queries as flat arrays (see module docstring)."""
+
+    query_ids: list[str]
+    offsets: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    grade: np.ndarray
+    qrel_qidx: np.ndarray
+    qrel_grade: np.ndarray
+    accounting: QueryAccounting
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Σ values over each query's run rows (optionally only rows where ``mask``)."""
+        qidx = self.qidx if mask is None else self.qidx[mask]
+        weights = values if mask is None else values[mask]
+        return np.bincount(qidx, weights=weights, minlength=self.num_queries).astype(np.float64)
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Bool per run row: judged grade >= rel."""
+        key = ("relevant", rel)
+        if key not in self._cache:
+            self._cache[key] = self.grade >= rel
+        return self._cache[key]
+
+    def num_relevant(self, rel: int) -> np.ndarray:
+        """R per query: judged documents with grade >= rel."""
+        key = ("R", rel)
+        if key not in self._cache:
+            hits = self.qrel_qidx[self.qrel_grade >= rel]
+            self._cache[key] = np.bincount(hits, minlength=self.num_queries).astype(np.float64)
+        return self._cache[key]
+
+    def num_retrieved(self) -> np.ndarray:
+        """|L| per query."""
+        return np.diff(self.offsets).astype(np.float64)
+
+    def cumulative_within_query(self, flags: np.ndarray) -> np.ndarray:
+        """Running count of ``flags`` within each query, inclusive of the row itself."""
+        total = np.zeros(len(flags) + 1, dtype=np.int64)
+        np.cumsum(flags, out=total[1:])
+        return total[1:] - total[self.offsets[self.qidx]]
+
+
+def _sort_keys(ties: TiePolicy) -> tuple[list[str], list[bool]]:
+    if ties is TiePolicy.INPUT_ORDER:
+        return ["qidx", VALUE, ROW], [False, True, False]
+    return ["qidx", VALUE, DOCID], [False, True, ties is TiePolicy.DOCNO_DESC]
+
+
+def _sorted_ids(series: pl.Series) -> pl.Series:
+    return series.unique().sort()
+
+
+def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
+    """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
+
+    Raises :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query).
+    """
+    run_q = _sorted_ids(run.frame.get_column(QID))
+    qrels_q = _sorted_ids(qrels.frame.get_column(QID))
+    run_in_qrels = run_q.is_in(qrels_q.implode())
+    qrels_in_run = qrels_q.is_in(run_q.implode())
+    run_only = tuple(run_q.filter(~run_in_qrels).to_list())
+    qrels_only = tuple(qrels_q.filter(~qrels_in_run).to_list())
+    if policies.queries is QuerySet.QRELS:
+        evaluated = qrels_q
+    elif policies.queries is QuerySet.RUN:
+        evaluated = run_q
+    else:
+        evaluated = run_q.filter(run_in_qrels)
+    if evaluated.len() == 0:
+        raise InputError(
+            f"{run.origin.name} and {qrels.origin.name} have no query in common "
+            f"(run has {run_q.len()} queries, e.g. {run_q[0]!r}; qrels has {qrels_q.len()}, e.g. {qrels_q[0]!r})"
+        )
+    qmap = pl.DataFrame({QID: evaluated}).with_row_index("qidx")
+    grades = qrels.frame.select(QID, DOCID, pl.col(VALUE).alias("grade"))
+    by, descending = _sort_keys(policies.ties)
+    ranked = (
+        run.frame.join(qmap, on=QID, how="inner")
+        .join(grades, on=[QID, DOCID], how="left")
+        .sort(by, descending=descending)
+    )
+    qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
+    num_queries = evaluated.len()
+    offsets = np.zeros(num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
+    score = ranked.get_column(VALUE).to_numpy()
+    grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)
+    truncated = 0
+    if policies.depth is not None and len(rank) and rank.max() > policies.depth:
+        keep = rank <= policies.depth
+        truncated = int(len(keep) - keep.sum())
+        qidx, rank, score, grade = qidx[keep], rank[keep], score[keep], grade[keep]
+        np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    judged = qrels.frame.join(qmap, on=QID, how="inner").sort("qidx")
+    evaluated_ids = evaluated.to_list()
+    accounting = QueryAccounting(
+        evaluated=num_queries,
+        run_only=run_only if policies.queries is not QuerySet.RUN else (),
+        qrels_only=qrels_only if policies.queries is not QuerySet.QRELS else (),
+        scored_empty=qrels_only if policies.queries is QuerySet.QRELS else (),
+        unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
+        truncated_rows=truncated,
+    )
+    return Aligned(
+        query_ids=evaluated_ids,
+        offsets=offsets,
+        qidx=qidx,
+        rank=rank,
+        score=score,
+        grade=grade,
+        qrel_qidx=judged.get_column("qidx").to_numpy().astype(np.int64),
+        qrel_grade=judged.get_column(VALUE).to_numpy().astype(np.int64),
+        accounting=accounting,
+    )

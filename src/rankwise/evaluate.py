@@ -1,0 +1,181 @@
+"""The Python API: ``rankwise.evaluate(qrels, run, measures, **policies)``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+
+from .aligned import Aligned, QueryAccounting, align
+from .errors import MeasureError
+from .io import load_qrels, load_run
+from .kernels import KERNELS, aggregate
+from .measures import Measure, parse_measures
+from .policies import Policies, QuerySet, TiePolicy
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+MeasureLike = str | Measure
+
+
+def resolve_measures(measures: MeasureLike | Iterable[MeasureLike] | None) -> list[tuple[str, Measure]]:
+    """``(key, measure)`` pairs for what the user asked; None means trec_eval's ``official`` set.
+
+    Keys are the strings exactly as written (or each trec_eval output name when one string names a set,
+    like ``P.5,10``); a :class:`Measure` object is keyed by its canonical name.
+    """
+    if measures is None:
+        measures = ["official"]
+    elif isinstance(measures, (str, Measure)):
+        measures = [measures]
+    pairs: list[tuple[str, Measure]] = []
+    for item in measures:
+        if isinstance(item, Measure):
+            pairs.append((str(item), item))
+        elif isinstance(item, str):
+            pairs.extend(parse_measures(item))
+        else:
+            raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
+    if not pairs:
+        raise MeasureError("no measures given")
+    unique = dict(pairs)
+    return list(unique.items())
+
+
+def resolved_rel(measure: Measure, policies: Policies) -> int:
+    """The relevance threshold in force: the measure's own ``rel``, else the evaluation's ``rel_level``."""
+    names = {p.name for p in measure.spec.params}
+    value = measure.get("rel") if "rel" in names else None
+    return int(value) if value is not None else policies.rel_level
+
+
+@dataclass(frozen=True)
+class EvaluationResult:
+    """Aggregate and per-query values of one evaluation, with an account of every query.
+
+    ``values[i, j]`` is measure ``keys[i]`` on query ``query_ids[j]`` (NaN where undefined).
+    """
+
+    keys: tuple[str, ...]
+    measures: tuple[Measure, ...]
+    query_ids: tuple[str, ...]
+    values: np.ndarray
+    aggregate: dict[str, float]
+    undefined: dict[str, int]
+    accounting: QueryAccounting
+    policies: Policies
+    run_name: str | None = None
+
+    @property
+    def per_query(self) -> dict[str, dict[str, float]]:
+        """``{query_id: {key: value}}``."""
+        return {
+            qid: {key: float(self.values[i, j]) for i, key in enumerate(self.keys)}
+            for j, qid in enumerate(self.query_ids)
+        }
+
+    def to_polars(self) -> pl.DataFrame:
+        """Long table of per-query values: columns query_id, measure, value."""
+        nq = len(self.query_ids)
+        return pl.DataFrame(
+            {
+                "query_id": pl.Series(list(self.query_ids) * len(self.keys), dtype=pl.String),
+                "measure": pl.Series(np.repeat(np.array(self.keys, dtype=object), nq).tolist(), dtype=pl.String),
+                "value": pl.Series(self.values.reshape(-1), dtype=pl.Float64),
+            }
+        )
+
+    def to_pandas(self) -> pd.DataFrame:
+        """Long table of per-query values as pandas (needs pandas and pyarrow)."""
+        return self.to_polars().to_pandas()
+
+    def notes(self) -> list[str]:
+        """One line for every query or document left out of, or treated specially in, the averages."""
+        acc = self.accounting
+        lines = []
+
+        def sample(ids: tuple[str, ...]) -> str:
+            shown = ", ".join(ids[:5])
+            return shown + (f", … ({len(ids) - 5} more)" if len(ids) > 5 else "")
+
+        if acc.run_only:
+            lines.append(f"{len(acc.run_only)} run queries have no judgments and were not evaluated: "
+                         f"{sample(acc.run_only)}")  # fmt: skip
+        if acc.qrels_only:
+            lines.append(f"{len(acc.qrels_only)} judged queries are missing from the run and were not "
+                         f"evaluated (queries='qrels' / -c scores them 0): {sample(acc.qrels_only)}")  # fmt: skip
+        if acc.scored_empty:
+            lines.append(f"{len(acc.scored_empty)} judged queries missing from the run were scored as empty "
+                         f"rankings: {sample(acc.scored_empty)}")  # fmt: skip
+        if acc.unjudged_evaluated:
+            lines.append(f"{len(acc.unjudged_evaluated)} run queries without judgments were scored with no "
+                         f"relevant documents: {sample(acc.unjudged_evaluated)}")  # fmt: skip
+        if acc.truncated_rows:
+            lines.append(f"{acc.truncated_rows} ranked documents beyond depth {self.policies.depth} were ignored")
+        for key, count in self.undefined.items():
+            if count:
+                lines.append(f"{key}: undefined for {count} of {len(self.query_ids)} queries, "
+                             "left out of its mean")  # fmt: skip
+        return lines
+
+
+def compute(aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies) -> np.ndarray:
+    """Per-query values, one row per measure; each distinct measure is computed once."""
+    values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
+    done: dict[tuple[Measure, int], np.ndarray] = {}
+    for i, (_, measure) in enumerate(pairs):
+        rel = resolved_rel(measure, policies)
+        key = (measure, rel)
+        if key not in done:
+            done[key] = KERNELS[measure.name](aligned, measure, rel)
+        values[i] = done[key]
+    return values
+
+
+def evaluate(
+    qrels: Any,
+    run: Any,
+    measures: MeasureLike | Iterable[MeasureLike] | None = None,
+    *,
+    ties: TiePolicy | str = TiePolicy.DOCNO_DESC,
+    queries: QuerySet | str = QuerySet.INTERSECTION,
+    depth: int | None = None,
+    rel_level: int = 1,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> EvaluationResult:
+    """Evaluate ``run`` against ``qrels`` with ``measures`` (default: trec_eval's ``official`` set).
+
+    ``qrels`` and ``run`` may be paths (TREC, ``.gz``, CSV/TSV/parquet), DataFrames (polars, pandas),
+    pyarrow tables or ``{query_id: {doc_id: value}}`` dicts. Policies: ``ties`` (``docno_desc`` as
+    trec_eval, ``docno_asc``, ``input_order``), ``queries`` (``intersection`` as trec_eval, ``qrels`` =
+    trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``rel_level`` (trec_eval ``-l``).
+
+    The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
+    GMAP); per-query values that are undefined (NaN) are left out of means and counted.
+    """
+    policies = Policies(ties=ties, queries=queries, depth=depth, rel_level=rel_level)
+    pairs = resolve_measures(measures)
+    qrels_table = load_qrels(qrels, qrels_columns)
+    run_table = load_run(run, run_columns)
+    aligned = align(qrels_table, run_table, policies)
+    values = compute(aligned, pairs, policies)
+    aggregates, undefined = {}, {}
+    for i, (key, measure) in enumerate(pairs):
+        aggregates[key] = aggregate(values[i], measure.spec.aggregate)
+        undefined[key] = int(np.isnan(values[i]).sum())
+    return EvaluationResult(
+        keys=tuple(k for k, _ in pairs),
+        measures=tuple(m for _, m in pairs),
+        query_ids=tuple(aligned.query_ids),
+        values=values,
+        aggregate=aggregates,
+        undefined=undefined,
+        accounting=aligned.accounting,
+        policies=policies,
+        run_name=run_table.run_name,
+    )

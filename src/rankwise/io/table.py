@@ -1,0 +1,139 @@
+"""The one normalised form every input becomes: a :class:`Table` of (query_id, doc_id, value) rows.
+
+Ids are strings (integers become their decimal text; floats are refused, never cast). Values are integer
+grades for qrels and float64 scores for runs. Every row keeps its input position (``row``) so the
+``input_order`` tie policy and error messages can refer back to the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from ..errors import InputError
+
+Kind = Literal["qrels", "run"]
+QID, DOCID, VALUE, ROW = "query_id", "doc_id", "value", "row"
+VALUE_NAME = {"qrels": "relevance grade", "run": "score"}
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a table came from, to name it in error messages.
+
+    ``line_of(row)`` maps a row index to a 1-based line number in a text file; without it rows are named
+    ``row N`` (0-based, as in the DataFrame the user passed).
+    """
+
+    name: str
+    line_of: Callable[[int], int] | None = None
+
+    def locate(self, row: int) -> str:
+        if self.line_of is not None:
+            return f"{self.name}:{self.line_of(row)}"
+        return f"{self.name} row {row}"
+
+
+@dataclass(frozen=True)
+class Table:
+    """Validated judgments or run: columns query_id (str), doc_id (str), value, row (input position)."""
+
+    kind: Kind
+    frame: pl.DataFrame
+    origin: Origin
+    run_name: str | None = None
+
+    @property
+    def num_rows(self) -> int:
+        return self.frame.height
+
+
+def _ids_to_text(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Expr:
+    dtype = frame.schema[column]
+    if dtype == pl.String:
+        return pl.col(column)
+    if dtype.is_integer() or dtype == pl.Categorical or dtype == pl.Enum:
+        return pl.col(column).cast(pl.String)
+    raise InputError(
+        f"{origin.name}: {column} must hold strings or integers, not {dtype} (ids are never cast from floats)"
+    )
+
+
+def _first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict | None:
+    hit = frame.filter(mask).head(1)
+    return hit.row(0, named=True) if hit.height else None
+
+
+def _values(frame: pl.DataFrame, kind: Kind, origin: Origin) -> pl.DataFrame:
+    """Cast the value column to Int64 grades / Float64 scores, failing on the first bad value."""
+    what = VALUE_NAME[kind]
+    dtype = frame.schema[VALUE]
+    target = pl.Int64 if kind == "qrels" else pl.Float64
+    if dtype == pl.String:
+        cast = pl.col(VALUE).str.strip_chars().cast(target, strict=False)
+    elif dtype.is_numeric() or dtype == pl.Boolean:
+        if kind == "qrels" and dtype.is_float():
+            bad = _first_row(frame, pl.col(VALUE).is_not_null() & (pl.col(VALUE) != pl.col(VALUE).round(0)))
+            if bad is not None:
+                raise InputError(f"{origin.locate(bad[ROW])}: {what} {bad[VALUE]!r} is not an integer")
+        cast = pl.col(VALUE).cast(target, strict=False)
+    else:
+        raise InputError(f"{origin.name}: {what} column must be numeric, not {dtype}")
+    out = frame.with_columns(cast.alias("_cast"))
+    bad = _first_row(out, pl.col("_cast").is_null())
+    if bad is not None:
+        raw = bad[VALUE]
+        problem = "is missing" if raw is None else f"{str(raw)!r} is not {'an integer' if kind == 'qrels' else 'a number'}"
+        raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
+    out = out.drop(VALUE).rename({"_cast": VALUE})
+    if kind == "run":
+        bad = _first_row(out, ~pl.col(VALUE).is_finite())
+        if bad is not None:
+            raise InputError(
+                f"{origin.locate(bad[ROW])}: score {bad[VALUE]} for query {bad[QID]!r} doc {bad[DOCID]!r} "
+                "is not finite (NaN and infinite scores cannot be ranked)"
+            )
+        # -0.0 and 0.0 are the same score (as in trec_eval's comparison), so make them identical.
+        out = out.with_columns(pl.col(VALUE) + 0.0)
+    return out
+
+
+def make_table(frame: pl.DataFrame, kind: Kind, origin: Origin, run_name: str | None = None) -> Table:
+    """Validate and normalise a frame with columns query_id, doc_id, value (and optionally row).
+
+    Raises :class:`InputError` for an empty input, missing ids, bad or non-finite values, and a
+    (query, doc) pair given twice — naming the file line or row of each problem.
+    """
+    if ROW not in frame.columns:
+        frame = frame.with_row_index(ROW)
+    if frame.height == 0:
+        raise InputError(f"{origin.name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
+    frame = frame.select(
+        _ids_to_text(frame, QID, kind, origin).alias(QID),
+        _ids_to_text(frame, DOCID, kind, origin).alias(DOCID),
+        pl.col(VALUE),
+        pl.col(ROW).cast(pl.UInt32),
+    )
+    for column, label in ((QID, "query id"), (DOCID, "doc id")):
+        bad = _first_row(frame, pl.col(column).is_null() | (pl.col(column).str.len_bytes() == 0))
+        if bad is not None:
+            raise InputError(f"{origin.locate(bad[ROW])}: {label} is missing")
+    frame = _values(frame, kind, origin)
+    check_duplicates(frame, kind, origin)
+    return Table(kind, frame, origin, run_name)
+
+
+def check_duplicates(frame: pl.DataFrame, kind: Kind, origin: Origin) -> None:
+    """Refuse a (query, doc) pair that occurs twice (trec_eval treats it as fatal too)."""
+    key = pl.struct(QID, DOCID)
+    if frame.select(key.n_unique()).item() == frame.height:
+        return
+    dups = frame.filter(key.is_duplicated()).sort(ROW).head(2).rows(named=True)
+    first, second = dups[0], dups[1]
+    raise InputError(
+        f"{origin.locate(second[ROW])}: query {second[QID]!r} doc {second[DOCID]!r} appears twice in the "
+        f"{kind} (first at {origin.locate(first[ROW])})"
+    )

@@ -1,0 +1,257 @@
+"""The catalog of measure families: every measure rankwise computes, with its formula and reference.
+
+Notation for one query: the ranking L (after the tie policy and depth cut), L_i its document at rank i
+(1-based), g(d) the judged grade of d (unjudged documents are not relevant), h_i = 1 if g(L_i) ≥ rel,
+R = number of judged documents with g ≥ rel, k the cutoff (the whole ranking when absent),
+H_k = Σ_{i≤k} h_i, P@i = H_i / i.
+
+To add a measure: add a :class:`MeasureSpec` here and a kernel of the same name in ``rankwise.kernels``.
+"""
+
+from __future__ import annotations
+
+from ..errors import MeasureError
+from .spec import MeasureSpec, Param
+
+TREC_EVAL_REF = "trec_eval v10 (usnistgov/trec_eval)"
+
+REL = Param(
+    "rel",
+    "int",
+    "relevance threshold: a document is relevant when its grade >= rel",
+    default=None,
+    default_doc="the evaluation's rel_level (trec_eval -l, default 1)",
+    minimum=0,
+)
+REL_FIXED = Param(
+    "rel",
+    "int",
+    "grades below rel give no gain (trec_eval's nDCG ignores -l: only grades > 0 count)",
+    default=1,
+    minimum=0,
+)
+AP_DENOM = Param(
+    "denom",
+    "choice",
+    "what the sum of precisions at relevant ranks is divided by",
+    default="R",
+    choices={
+        "R": "all relevant judged documents R (trec_eval, ranx, rs_metrics)",
+        "min_k_R": "min(k, R) (LightGBM, RePlay, RecBole, Spark meanAveragePrecisionAt)",
+        "k": "the cutoff k (DaisyRec 1.x, RePlay 0.11-0.12)",
+        "hits": "relevant documents retrieved in the top k, H_k (torchmetrics, DaisyRec 2.x)",
+    },
+)
+GAIN = Param(
+    "gain",
+    "gain",
+    "gain of a document with grade g >= rel (documents below rel gain 0)",
+    default="linear",
+    choices={
+        "linear": "gain = g (trec_eval, ranx ndcg, scikit-learn)",
+        "exp2": "gain = 2^g - 1 (Burges et al. 2005; LightGBM, ranx ndcg_burges)",
+        "binary": "gain = 1",
+    },
+)
+
+FAMILIES: tuple[MeasureSpec, ...] = (
+    MeasureSpec(
+        "P",
+        "Precision: share of the top k that is relevant",
+        "P@k = H_k / k   (k counts even when fewer than k documents were retrieved)",
+        TREC_EVAL_REF + " m_P.c (P_k)",
+        params=(REL,),
+        aliases=("Precision",),
+        cutoff_required=True,
+    ),
+    MeasureSpec(
+        "R",
+        "Recall: share of the relevant documents found in the top k",
+        "R@k = H_k / R   (0 when R = 0)",
+        TREC_EVAL_REF + " m_recall.c (recall_k)",
+        params=(REL,),
+        aliases=("Recall",),
+    ),
+    MeasureSpec(
+        "HitRate",
+        "Hit rate (success): 1 if any relevant document is in the top k",
+        "HitRate@k = 1 if H_k > 0 else 0",
+        TREC_EVAL_REF + " m_success.c (success_k)",
+        params=(REL,),
+        aliases=("Success",),
+    ),
+    MeasureSpec(
+        "F1",
+        "F1: harmonic mean of P@k and R@k",
+        "F1@k = 2 · P@k · R@k / (P@k + R@k)   (0 when both are 0)",
+        "van Rijsbergen (1979); trec_eval m_set_F.c for the uncut form",
+        params=(REL,),
+    ),
+    MeasureSpec(
+        "RR",
+        "Reciprocal rank of the first relevant document",
+        "RR@k = 1 / min{i ≤ k : h_i = 1}   (0 when no relevant document is in the top k)",
+        TREC_EVAL_REF + " m_recip_rank.c (recip_rank); MRR is its mean over queries",
+        params=(REL,),
+        aliases=("MRR", "RecipRank"),
+    ),
+    MeasureSpec(
+        "AP",
+        "Average precision",
+        "AP@k = (Σ_{i≤k, h_i=1} P@i) / D   where D is set by denom: R (default), min(k, R), k, or H_k;\n"
+        "0 when D = 0. MAP is its mean over queries",
+        TREC_EVAL_REF + " m_map.c (map) and m_map_cut.c (map_cut_k, also ÷ R)",
+        params=(REL, AP_DENOM),
+        aliases=("MAP",),
+    ),
+    MeasureSpec(
+        "GMAP",
+        "Geometric mean of average precision over queries",
+        "GMAP = exp(mean_q log(max(AP_q, 1e-5)))   (per-query values are AP)",
+        TREC_EVAL_REF + " m_gm_map.c (gm_map)",
+        params=(REL, AP_DENOM),
+        aliases=("gmAP",),
+        cutoff=None,
+        aggregate="gmean",
+    ),
+    MeasureSpec(
+        "DCG",
+        "Discounted cumulative gain",
+        "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)",
+        "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c",
+        params=(REL_FIXED, GAIN),
+    ),
+    MeasureSpec(
+        "nDCG",
+        "Normalised discounted cumulative gain",
+        "nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG@k of all judged documents sorted by gain\n"
+        "(not limited to the retrieved ones); 0 when IDCG = 0",
+        TREC_EVAL_REF + " m_ndcg.c (ndcg) and m_ndcg_cut.c (ndcg_cut_k)",
+        params=(REL_FIXED, GAIN),
+        aliases=("NDCG",),
+    ),
+    MeasureSpec(
+        "Rprec",
+        "R-precision: precision at rank R",
+        "Rprec = H_R / R   (0 when R = 0)",
+        TREC_EVAL_REF + " m_Rprec.c",
+        params=(REL,),
+        aliases=("RPrec", "R-Precision"),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "bpref",
+        "Binary preference: how many judged non-relevant documents rank above each relevant one",
+        "bpref = (1/R) Σ_{retrieved relevant d} (1 − min(n_d, R) / min(N, R)), where n_d = judged\n"
+        "non-relevant documents (0 ≤ g < rel) ranked above d and N = all judged non-relevant documents;\n"
+        "a term is 1 when n_d = 0. Unjudged documents and negative grades are skipped",
+        "Buckley & Voorhees, SIGIR 2004; " + TREC_EVAL_REF + " m_bpref.c",
+        params=(REL,),
+        aliases=("Bpref", "BPref"),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "IPrec",
+        "Interpolated precision at a recall level",
+        "IPrec@x = max{P@i : i ≥ rank of the c-th relevant document}, c = round(x · R);\n"
+        "0 when fewer than c relevant documents were retrieved",
+        TREC_EVAL_REF + " m_iprec_at_recall.c (iprec_at_recall_x)",
+        params=(REL,),
+        cutoff="recall",
+        cutoff_required=True,
+        cutoff_doc="x: recall level in [0, 1]",
+    ),
+    MeasureSpec(
+        "MeanRank",
+        "Rank of the first relevant document (its mean over queries)",
+        "MeanRank@k = min{i ≤ k : h_i = 1}   (1-based)",
+        "rankwise; the rank behind reciprocal rank",
+        params=(REL,),
+        empty="undefined (NaN): a query without a relevant document in the top k is left out of the mean "
+        "and counted in the report",
+    ),
+    MeasureSpec(
+        "KendallTau",
+        "Kendall's tau-b between run scores and judged grades",
+        "tau_b = (C − D) / sqrt((n0 − n_s)(n0 − n_g)) over the retrieved judged documents of a query, with\n"
+        "C/D concordant/discordant pairs, n0 = n(n−1)/2, n_s / n_g pairs tied in score / grade",
+        "Kendall (1945); equal to scipy.stats.kendalltau (variant 'b')",
+        cutoff=None,
+        empty="undefined (NaN) when fewer than two judged documents were retrieved or all scores or all "
+        "grades are equal; left out of the mean and counted in the report",
+    ),
+    MeasureSpec(
+        "NumQ",
+        "Number of queries evaluated",
+        "NumQ = 1 per query; summed",
+        TREC_EVAL_REF + " m_num_q.c",
+        cutoff=None,
+        aggregate="sum",
+        is_count=True,
+    ),
+    MeasureSpec(
+        "NumRet",
+        "Number of documents retrieved (after the depth cut)",
+        "NumRet = |L|; summed",
+        TREC_EVAL_REF + " m_num_ret.c",
+        cutoff=None,
+        aggregate="sum",
+        is_count=True,
+    ),
+    MeasureSpec(
+        "NumRel",
+        "Number of relevant judged documents",
+        "NumRel = R; summed",
+        TREC_EVAL_REF + " m_num_rel.c",
+        params=(REL,),
+        cutoff=None,
+        aggregate="sum",
+        is_count=True,
+    ),
+    MeasureSpec(
+        "NumRelRet",
+        "Number of relevant documents retrieved",
+        "NumRelRet = H_|L|; summed",
+        TREC_EVAL_REF + " m_num_rel_ret.c",
+        params=(REL,),
+        cutoff=None,
+        aggregate="sum",
+        is_count=True,
+    ),
+)
+
+_BY_NAME = {spec.name: spec for spec in FAMILIES}
+
+
+def _build_lookup() -> dict[str, str]:
+    lookup: dict[str, str] = {}
+    for spec in FAMILIES:
+        for name in (spec.name, *spec.aliases):
+            key = name.lower()
+            if key in lookup and lookup[key] != spec.name:
+                raise RuntimeError(f"measure name {name!r} is ambiguous")
+            lookup[key] = spec.name
+    return lookup
+
+
+_LOOKUP = _build_lookup()
+
+
+def family(name: str) -> MeasureSpec:
+    """The family called ``name`` (canonical name or alias, any case)."""
+    canonical = _LOOKUP.get(name.lower())
+    if canonical is None:
+        from .parse import suggest
+
+        raise MeasureError(f"unknown measure {name!r}{suggest(name)}")
+    return _BY_NAME[canonical]
+
+
+def canonical_family_name(name: str) -> str | None:
+    """Canonical family name for a name or alias (any case), or None."""
+    return _LOOKUP.get(name.lower())
+
+
+def family_names() -> list[str]:
+    """Every canonical name and alias, for suggestions."""
+    return [n for spec in FAMILIES for n in (spec.name, *spec.aliases)]

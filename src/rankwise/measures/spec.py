@@ -1,0 +1,222 @@
+"""Declarative measure definitions: typed parameters, measure families and measure instances.
+
+A *family* (:class:`MeasureSpec`) says what a measure is: its canonical name, aliases, formula, reference,
+parameters and how per-query values are aggregated. A *measure* (:class:`Measure`) is one family with a cutoff
+and parameter values, e.g. ``nDCG(gain=exp2)@10``. ``str(measure)`` is its canonical name and
+``parse_measure(str(m)) == m`` holds for every measure.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..errors import MeasureError
+
+GainMap = tuple[tuple[int, float], ...]
+ParamValue = int | str | GainMap
+ParamKind = Literal["int", "choice", "gain"]
+
+
+def format_number(value: float) -> str:
+    """Shortest text for a number that reads back to the same value (``3.0`` → ``3``)."""
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return repr(float(value))
+
+
+def _split_top_level(text: str, sep: str = ",") -> list[str]:
+    """Split ``text`` on ``sep`` outside of braces."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return parts
+
+
+@dataclass(frozen=True)
+class Param:
+    """One typed measure parameter.
+
+    ``default=None`` means the value comes from the evaluation (for ``rel``: the ``rel_level`` policy,
+    trec_eval's ``-l``); ``default_doc`` says so in words.
+    """
+
+    name: str
+    kind: ParamKind
+    doc: str
+    default: ParamValue | None = None
+    choices: Mapping[str, str] = field(default_factory=dict)
+    default_doc: str = ""
+    minimum: int | None = None
+
+    def parse(self, text: str, measure: str) -> ParamValue:
+        """Read the parameter's value from measure-string text."""
+        text = text.strip()
+        if self.kind == "int":
+            try:
+                value = int(text)
+            except ValueError:
+                raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be an integer") from None
+            if self.minimum is not None and value < self.minimum:
+                raise MeasureError(f"{measure}: parameter {self.name}={value} must be >= {self.minimum}")
+            return value
+        if self.kind == "gain" and text.startswith("{"):
+            return self._parse_gain_map(text, measure)
+        if text not in self.choices:
+            allowed = ", ".join(self.choices)
+            extra = " or a grade map like {1:1,2:3}" if self.kind == "gain" else ""
+            raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be one of {allowed}{extra}")
+        return text
+
+    def _parse_gain_map(self, text: str, measure: str) -> GainMap:
+        if not text.endswith("}"):
+            raise MeasureError(f"{measure}: gain map {text!r} must end with '}}'")
+        pairs: dict[int, float] = {}
+        body = text[1:-1].strip()
+        for item in body.split(",") if body else []:
+            grade, sep, gain = item.partition(":")
+            try:
+                if not sep:
+                    raise ValueError
+                g = int(grade)
+                v = float(gain)
+            except ValueError:
+                raise MeasureError(
+                    f"{measure}: gain map entry {item.strip()!r} must be GRADE:GAIN (integer grade)"
+                ) from None
+            if not math.isfinite(v):
+                raise MeasureError(f"{measure}: gain for grade {g} must be finite")
+            if g in pairs:
+                raise MeasureError(f"{measure}: gain map gives grade {g} twice")
+            pairs[g] = v
+        if not pairs:
+            raise MeasureError(f"{measure}: gain map is empty")
+        return tuple(sorted(pairs.items()))
+
+    def format(self, value: ParamValue) -> str:
+        """Canonical text of a value (inverse of :meth:`parse`)."""
+        if isinstance(value, tuple):
+            return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
+        return str(value)
+
+    def describe_default(self) -> str:
+        return self.default_doc or ("" if self.default is None else self.format(self.default))
+
+
+@dataclass(frozen=True)
+class MeasureSpec:
+    """A measure family: the definition every :class:`Measure` of that name follows.
+
+    ``cutoff`` is ``"rank"`` (an integer k ≥ 1), ``"recall"`` (a recall level in [0, 1]) or ``None``
+    (no cutoff allowed). ``aggregate`` says how per-query values combine: arithmetic ``mean``, ``sum``
+    (counts) or ``gmean`` (geometric mean with trec_eval's floor of 1e-5). Per-query values that are
+    undefined (NaN) are left out of a mean and counted in the report.
+    """
+
+    name: str
+    summary: str
+    formula: str
+    reference: str
+    params: tuple[Param, ...] = ()
+    aliases: tuple[str, ...] = ()
+    cutoff: Literal["rank", "recall"] | None = "rank"
+    cutoff_required: bool = False
+    cutoff_doc: str = "k: only the top k documents of the ranking count"
+    aggregate: Literal["mean", "sum", "gmean"] = "mean"
+    empty: str = "0"
+    is_count: bool = False
+
+    def param(self, name: str) -> Param:
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise MeasureError(f"{self.name} has no parameter {name!r}; it has: {self.param_names() or 'none'}")
+
+    def param_names(self) -> str:
+        return ", ".join(p.name for p in self.params)
+
+
+@dataclass(frozen=True, eq=True)
+class Measure:
+    """One measure: a family name, an optional cutoff and explicit parameter values.
+
+    Only parameters given explicitly are stored (in the family's declared order), so two strings that say
+    the same thing compare equal and print the same canonical name.
+    """
+
+    name: str
+    cutoff: int | float | None = None
+    params: tuple[tuple[str, ParamValue], ...] = ()
+
+    def __post_init__(self) -> None:
+        spec = self.spec
+        object.__setattr__(self, "name", spec.name)
+        order = {p.name: i for i, p in enumerate(spec.params)}
+        seen = set()
+        for key, _ in self.params:
+            if key not in order:
+                raise MeasureError(
+                    f"{self.name}: unknown parameter {key!r}; it has: {spec.param_names() or 'none'}"
+                )
+            if key in seen:
+                raise MeasureError(f"{self.name}: parameter {key!r} given twice")
+            seen.add(key)
+        object.__setattr__(self, "params", tuple(sorted(self.params, key=lambda kv: order[kv[0]])))
+        self._check_cutoff(spec)
+
+    def _check_cutoff(self, spec: MeasureSpec) -> None:
+        if self.cutoff is None:
+            if spec.cutoff_required:
+                raise MeasureError(f"{self.name} needs a cutoff, e.g. {self.name}@{_example_cutoff(spec)}")
+            return
+        if spec.cutoff is None:
+            raise MeasureError(f"{self.name} takes no cutoff (got @{format_number(self.cutoff)})")
+        if spec.cutoff == "rank":
+            if isinstance(self.cutoff, bool) or not float(self.cutoff).is_integer() or self.cutoff < 1:
+                raise MeasureError(f"{self.name}: cutoff @{self.cutoff} must be an integer >= 1")
+            object.__setattr__(self, "cutoff", int(self.cutoff))
+        else:
+            if not 0.0 <= float(self.cutoff) <= 1.0:
+                raise MeasureError(f"{self.name}: recall level @{self.cutoff} must lie in [0, 1]")
+            object.__setattr__(self, "cutoff", float(self.cutoff))
+
+    @property
+    def spec(self) -> MeasureSpec:
+        from .catalog import family
+
+        return family(self.name)
+
+    def get(self, name: str) -> ParamValue | None:
+        """The value of parameter ``name``: explicit, else the family default (None = from the evaluation)."""
+        for key, value in self.params:
+            if key == name:
+                return value
+        return self.spec.param(name).default
+
+    def __str__(self) -> str:
+        text = self.name
+        if self.params:
+            spec = self.spec
+            text += "(" + ",".join(f"{k}={spec.param(k).format(v)}" for k, v in self.params) + ")"
+        if self.cutoff is not None:
+            text += "@" + format_number(self.cutoff)
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+
+def _example_cutoff(spec: MeasureSpec) -> str:
+    return "0.5" if spec.cutoff == "recall" else "10"
+
+
+__all__ = ["GainMap", "Measure", "MeasureSpec", "Param", "ParamValue", "_split_top_level", "format_number"]

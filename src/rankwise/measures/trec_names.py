@@ -1,0 +1,126 @@
+"""trec_eval measure names: reading them (``P.5,10``, ``ndcg_cut_10``, ``official``) and writing them back.
+
+trec_eval prints measures in the fixed order of its measure table (``measures.c``), per query and then for
+``all``; :func:`trec_order` reproduces that order so ``--format trec`` output diffs cleanly against trec_eval.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import MeasureError
+from .spec import Measure
+
+_DEFAULT_RANK_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+_DEFAULT_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+# trec_eval measures with cutoffs: trec name -> (rankwise family, default cutoffs)
+CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
+    "P": ("P", _DEFAULT_RANK_CUTOFFS),
+    "recall": ("R", _DEFAULT_RANK_CUTOFFS),
+    "ndcg_cut": ("nDCG", _DEFAULT_RANK_CUTOFFS),
+    "map_cut": ("AP", _DEFAULT_RANK_CUTOFFS),
+    "success": ("HitRate", (1, 5, 10)),
+    "iprec_at_recall": ("IPrec", _DEFAULT_RECALL_LEVELS),
+}
+# trec_eval measures without cutoffs: trec name -> rankwise family
+PLAIN_MEASURES: dict[str, str] = {
+    "num_q": "NumQ",
+    "num_ret": "NumRet",
+    "num_rel": "NumRel",
+    "num_rel_ret": "NumRelRet",
+    "map": "AP",
+    "gm_map": "GMAP",
+    "Rprec": "Rprec",
+    "bpref": "bpref",
+    "recip_rank": "RR",
+    "ndcg": "nDCG",
+}
+# Order of trec_eval's measure table (measures.c), restricted to what rankwise computes.
+TABLE_ORDER = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success",
+)  # fmt: skip
+OFFICIAL = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
+    "recip_rank", "iprec_at_recall", "P",
+)  # fmt: skip
+# Measures trec_eval prints only for "all", never per query.
+SUMMARY_ONLY = frozenset({"gm_map"})
+RUNID = "runid"
+
+_CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall)(?:([_.])(.+))?$")
+
+
+def _cutoff_value(trec_family: str, text: str, whole: str) -> float:
+    try:
+        value = float(text) if trec_family == "iprec_at_recall" else int(text)
+    except ValueError:
+        raise MeasureError(f"{whole}: cutoff {text!r} is not a number") from None
+    return value
+
+
+def parse_trec_name(text: str) -> list[Measure] | None:
+    """Measures named by a trec_eval name, or None when ``text`` is not one.
+
+    Accepts output names (``P_5``, ``ndcg_cut_10``, ``iprec_at_recall_0.10``), trec_eval ``-m`` syntax
+    (``P.5,10``, ``ndcg_cut.10,20``), bare families with their default cutoffs (``P``, ``ndcg_cut``), the
+    plain measures (``map``, ``ndcg``, ``recip_rank``, ...) and the ``official`` set (without ``runid``,
+    which is not a number: see :data:`OFFICIAL`).
+    """
+    if text == "official":
+        out: list[Measure] = []
+        for name in OFFICIAL:
+            if name != RUNID:
+                out.extend(parse_trec_name(name) or [])
+        return out
+    if text in PLAIN_MEASURES:
+        return [Measure(PLAIN_MEASURES[text])]
+    match = _CUT_RE.match(text)
+    if match is None:
+        return None
+    trec_family, sep, rest = match.groups()
+    family, defaults = CUTOFF_FAMILIES[trec_family]
+    if rest is None:
+        cutoffs: list[float] = list(defaults)
+    elif sep == "_":
+        cutoffs = [_cutoff_value(trec_family, rest, text)]
+    else:
+        cutoffs = [_cutoff_value(trec_family, part, text) for part in rest.split(",") if part]
+        if not cutoffs:
+            raise MeasureError(f"{text}: no cutoffs after '.'")
+    ordered = sorted(dict.fromkeys(cutoffs))
+    return [Measure(family, cutoff=c) for c in ordered]
+
+
+def trec_name(measure: Measure) -> str | None:
+    """trec_eval's output name for ``measure`` (``P_5``, ``map``), or None when trec_eval has none."""
+    if measure.params:
+        return None
+    if measure.cutoff is None:
+        for trec, family in PLAIN_MEASURES.items():
+            if family == measure.name:
+                return trec
+        return None
+    for trec, (family, _) in CUTOFF_FAMILIES.items():
+        if family == measure.name:
+            if trec == "iprec_at_recall":
+                return f"{trec}_{measure.cutoff:.2f}"
+            return f"{trec}_{measure.cutoff}"
+    return None
+
+
+def trec_order(measure: Measure) -> tuple[int, float]:
+    """Sort key placing measures in trec_eval's printing order; measures without a trec name go last."""
+    name = trec_name(measure)
+    if name is None:
+        return (len(TABLE_ORDER), 0.0)
+    for i, root in enumerate(TABLE_ORDER):
+        if name == root or (root in CUTOFF_FAMILIES and name.startswith(root + "_")):
+            return (i, float(measure.cutoff or 0.0))
+    return (len(TABLE_ORDER), 0.0)
+
+
+def all_trec_names() -> list[str]:
+    """Names accepted by :func:`parse_trec_name`, for suggestions and listings."""
+    return ["official", *PLAIN_MEASURES, *CUTOFF_FAMILIES]

@@ -1,0 +1,77 @@
+"""Evaluation-wide policies: how ties are ordered, which queries are averaged, how deep rankings go.
+
+Each policy has a name and a documented meaning; the defaults reproduce trec_eval.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from .errors import RankwiseError
+
+
+class TiePolicy(str, Enum):
+    """Order of documents with equal scores within a query (scores always sort descending)."""
+
+    DOCNO_DESC = "docno_desc"
+    """Doc ids in descending byte order (trec_eval's ``strcmp``; the default)."""
+    DOCNO_ASC = "docno_asc"
+    """Doc ids in ascending byte order."""
+    INPUT_ORDER = "input_order"
+    """The order in which the documents appear in the run (a stable sort)."""
+
+
+class QuerySet(str, Enum):
+    """Which queries are evaluated and averaged."""
+
+    INTERSECTION = "intersection"
+    """Queries present in both qrels and run (trec_eval's default); others are counted and reported."""
+    QRELS = "qrels"
+    """Every judged query (trec_eval ``-c``): a query missing from the run is scored as an empty ranking (0)."""
+    RUN = "run"
+    """Every query of the run: a query without judgments has no relevant documents (scores 0)."""
+
+
+TIE_DOCS = {
+    TiePolicy.DOCNO_DESC: "equal scores: doc id descending (trec_eval)",
+    TiePolicy.DOCNO_ASC: "equal scores: doc id ascending",
+    TiePolicy.INPUT_ORDER: "equal scores: order of the input rows",
+}
+QUERY_DOCS = {
+    QuerySet.INTERSECTION: "queries in both qrels and run (trec_eval default)",
+    QuerySet.QRELS: "all judged queries; missing from the run = empty ranking (trec_eval -c)",
+    QuerySet.RUN: "all run queries; unjudged queries have no relevant documents",
+}
+
+
+def _enum(cls: type[Enum], value: object, what: str) -> Enum:
+    try:
+        return cls(value)
+    except ValueError:
+        allowed = ", ".join(m.value for m in cls)  # type: ignore[attr-defined]
+        raise RankwiseError(f"unknown {what} {value!r}; choose one of {allowed}") from None
+
+
+@dataclass(frozen=True)
+class Policies:
+    """All evaluation-wide settings.
+
+    - ``ties``: :class:`TiePolicy` (default ``docno_desc``).
+    - ``queries``: :class:`QuerySet` (default ``intersection``).
+    - ``depth``: keep only the top ``depth`` documents of each ranking after sorting (trec_eval ``-M``).
+    - ``rel_level``: default relevance threshold of every measure whose ``rel`` is not given (trec_eval ``-l``).
+    """
+
+    ties: TiePolicy = TiePolicy.DOCNO_DESC
+    queries: QuerySet = QuerySet.INTERSECTION
+    depth: int | None = None
+    rel_level: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ties", _enum(TiePolicy, self.ties, "tie policy"))
+        object.__setattr__(self, "queries", _enum(QuerySet, self.queries, "query set"))
+        if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
+            raise RankwiseError(f"depth must be a positive integer, got {self.depth!r}")
+        if isinstance(self.rel_level, bool) or int(self.rel_level) < 0:
+            raise RankwiseError(f"rel_level must be an integer >= 0, got {self.rel_level!r}")
