@@ -200,7 +200,7 @@ def _suffix_max_within(values: np.ndarray, groups: np.ndarray, longest: int) -> 
 def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """IPrec@x = max{P@i : i ≥ rank of the c-th relevant document}, c = max(1, round(x·R)).
 
-    0 when fewer than c relevant documents were retrieved (trec_eval m_iprec_at_recall.c, v10 rounding).
+    0 when fewer than c relevant documents were retrieved (trec_eval m_iprec_at_recall.c).
     Precision only rises at relevant ranks, so the maximum is taken over relevant rows.
     """
     relevant = a.relevant(rel)
@@ -211,7 +211,8 @@ def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     q = a.qidx[rows]
     nth = a.cumulative_within_query(relevant)[rows]
     best_after = _suffix_max_within(nth / a.rank[rows], q, int(nth.max()))
-    needed = np.maximum(np.floor(float(m.cutoff) * a.num_relevant(rel) + 0.5), 1.0)
+    bias = 0.9 if m.get("round") == "v9" else 0.5
+    needed = np.maximum(np.floor(float(m.cutoff) * a.num_relevant(rel) + bias), 1.0)
     at = nth == needed[q]
     out[q[at]] = best_after[at]
     return out

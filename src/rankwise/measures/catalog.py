@@ -54,6 +54,17 @@ GAIN = Param(
     },
 )
 
+RECALL_ROUNDING = Param(
+    "round",
+    "choice",
+    "how the recall level x becomes a number of relevant documents c",
+    default="nearest",
+    choices={
+        "nearest": "c = round(x·R), halves up (trec_eval 10, lround)",
+        "v9": "c = floor(x·R + 0.9) (trec_eval 9 and earlier; pytrec_eval)",
+    },
+)
+
 FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "P",
@@ -153,10 +164,10 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "IPrec",
         "Interpolated precision at a recall level",
-        "IPrec@x = max{P@i : i ≥ rank of the c-th relevant document}, c = round(x · R);\n"
-        "0 when fewer than c relevant documents were retrieved",
+        "IPrec@x = max{P@i : i ≥ rank of the c-th relevant document}, c = max(1, round(x · R))\n"
+        "(rounding per `round`); 0 when fewer than c relevant documents were retrieved",
         TREC_EVAL_REF + " m_iprec_at_recall.c (iprec_at_recall_x)",
-        params=(REL,),
+        params=(REL, RECALL_ROUNDING),
         cutoff="recall",
         cutoff_required=True,
         cutoff_doc="x: recall level in [0, 1]",
