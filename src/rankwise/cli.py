@@ -1,0 +1,108 @@
+"""The ``rankwise`` command line: ``evaluate``, ``measures``, ``explain``.
+
+Bad input prints one line ``rankwise: error: ...`` on stderr and exits with status 2; notes about queries
+left out of the averages go to stderr, results to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from . import __version__
+from .errors import RankwiseError
+from .policies import Policies, QuerySet, TiePolicy
+
+FORMAT_CHOICES = ("table", "trec", "json", "csv")
+
+
+def _fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn rankwise errors and OS errors into one line on stderr and exit status 2."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (RankwiseError, OSError) as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            click.echo(f"rankwise: error: {message}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="rankwise")
+def main() -> None:
+    """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
+
+
+@main.command()
+@click.argument("qrels")
+@click.argument("run")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measure to compute (repeatable): nDCG@10, AP(denom=min_k_R)@20, ndcg_cut.10,20, map, "
+                   "official ... Default: trec_eval's official set.")
+@click.option("-q", "--per-query", is_flag=True, help="Also print the value of every query.")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
+              help="Relevance threshold for measures without their own rel (trec_eval -l; nDCG ignores it).")
+@click.option("-c", "--all-queries", is_flag=True,
+              help="Average over every judged query; queries missing from the run score 0 (trec_eval -c).")
+@click.option("--queries", type=click.Choice([q.value for q in QuerySet]), default=None,
+              help="Which queries are averaged [default: intersection; -c means qrels].")
+@click.option("-M", "--depth", type=int, default=None, help="Keep only the top N documents per query (trec_eval -M).")
+@click.option("--ties", type=click.Choice([t.value for t in TiePolicy]), default=TiePolicy.DOCNO_DESC.value,
+              show_default=True, help="Order of documents with equal scores.")
+@click.option("--format", "output_format", type=click.Choice(FORMAT_CHOICES), default="table", show_default=True,
+              help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.")
+@_fail_cleanly
+def evaluate(qrels: str, run: str, measures: tuple[str, ...], per_query: bool, rel_level: int,
+             all_queries: bool, queries: str | None, depth: int | None, ties: str, output_format: str) -> None:
+    """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
+    from . import formats
+    from .evaluate import evaluate as run_evaluation
+
+    if all_queries and queries not in (None, QuerySet.QRELS.value):
+        raise RankwiseError(f"-c contradicts --queries {queries}")
+    chosen = QuerySet.QRELS.value if all_queries else (queries or QuerySet.INTERSECTION.value)
+    result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
+                            rel_level=rel_level)  # fmt: skip
+    for note in result.notes():
+        click.echo(f"rankwise: note: {note}", err=True)
+    if output_format == "trec":
+        with_runid = not measures or "official" in measures
+        text = formats.format_trec(result, per_query, with_runid)
+    elif output_format == "json":
+        text = formats.format_json(result)
+    elif output_format == "csv":
+        text = formats.format_csv(result, per_query)
+    else:
+        text = formats.format_table(result, per_query)
+    click.echo(text, nl=False)
+
+
+@main.command("measures")
+def list_measures() -> None:
+    """List every measure with a one-line definition."""
+    from .explain import list_measures as text
+
+    click.echo(text(), nl=False)
+
+
+@main.command()
+@click.argument("measure")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@_fail_cleanly
+def explain(measure: str, rel_level: int) -> None:
+    """Print MEASURE's full definition, formula and every parameter value in force."""
+    from .explain import explain as text
+
+    click.echo(text(measure, Policies(rel_level=rel_level)), nl=False)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

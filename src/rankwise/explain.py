@@ -1,0 +1,61 @@
+"""Human-readable definitions: the one-line list of measures and the full explanation of one measure."""
+
+from __future__ import annotations
+
+from .measures import FAMILIES, Measure, parse_measures, trec_name
+from .measures.spec import format_number
+from .policies import Policies
+
+AGGREGATES = {
+    "mean": "arithmetic mean over evaluated queries (undefined values left out and counted)",
+    "sum": "sum over evaluated queries",
+    "gmean": "geometric mean over evaluated queries, values floored at 1e-5 (trec_eval)",
+}
+
+
+def list_measures() -> str:
+    """Every family with its aliases and one-line definition."""
+    width = max(len(spec.name) for spec in FAMILIES)
+    lines = []
+    for spec in FAMILIES:
+        cut = {"rank": "@k", "recall": "@x"}.get(spec.cutoff or "", "")
+        aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
+        lines.append(f"{spec.name + cut:<{width + 3}}  {spec.summary}{aliases}")
+    lines.append("")
+    lines.append("trec_eval names are accepted too: official, map, gm_map, ndcg, recip_rank, Rprec, bpref, num_q,")
+    lines.append("num_ret, num_rel, num_rel_ret, P_5 / P.5,10, recall_k, ndcg_cut_k, map_cut_k, success_k,")
+    lines.append("iprec_at_recall_x. `rankwise explain NAME` prints a full definition.")
+    return "\n".join(lines) + "\n"
+
+
+def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
+    """Definition, formula, reference and every parameter value in force for one measure."""
+    policies = policies or Policies()
+    spec = measure.spec
+    lines = [f"{measure} — {spec.summary}", "", "Formula:"]
+    lines += [f"  {row}" for row in spec.formula.splitlines()]
+    lines += ["", "Parameters in force:"]
+    if spec.cutoff is not None:
+        cutoff = "none (the whole ranking)" if measure.cutoff is None else format_number(measure.cutoff)
+        lines.append(f"  cutoff = {cutoff}    [{spec.cutoff_doc}]")
+    for param in spec.params:
+        value = measure.get(param.name)
+        if value is None:
+            shown = f"{policies.rel_level} (from {param.default_doc})"
+        else:
+            shown = param.format(value) + ("" if any(k == param.name for k, _ in measure.params) else " (default)")
+        lines.append(f"  {param.name} = {shown}    [{param.doc}]")
+        for choice, meaning in param.choices.items():
+            lines.append(f"      {choice}: {meaning}")
+    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {policies.depth or 'all'}"
+                 "    [evaluation policies]")  # fmt: skip
+    lines += ["", f"Aggregate: {AGGREGATES[spec.aggregate]}", f"Empty or undefined: {spec.empty}"]
+    name = trec_name(measure)
+    lines.append(f"trec_eval name: {name}" if name else "trec_eval name: none (not a trec_eval measure)")
+    lines.append(f"Reference: {spec.reference}")
+    return "\n".join(lines) + "\n"
+
+
+def explain(text: str, policies: Policies | None = None) -> str:
+    """Explain every measure a string names (``nDCG@10``, ``P.5,10``)."""
+    return "\n".join(explain_measure(m, policies) for _, m in parse_measures(text))
