@@ -17,7 +17,7 @@ FORMATS = ("table", "trec", "json", "csv")
 def _number(value: float, measure: Measure) -> float | int | None:
     if math.isnan(value):
         return None
-    return int(round(value)) if measure.spec.is_count else value
+    return int(round(value)) if measure.spec.is_count else float(value)
 
 
 def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> str:

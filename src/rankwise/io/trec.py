@@ -27,6 +27,7 @@ COLUMNS: dict[Kind, tuple[str, ...]] = {
 _LAYOUT = {"qrels": "query_id iteration doc_id grade", "run": "query_id iteration doc_id rank score tag"}
 _SPACES = re.compile(rb"[ \t\r\f\v]+")
 _EDGES = re.compile(rb"(?m)^ | $")
+_BLANK_LINES = re.compile(rb"\n\n+")
 
 
 def read_bytes(path: Path) -> bytes:
@@ -53,11 +54,8 @@ def _normalise_whitespace(data: bytes) -> bytes:
 
 
 def _data_line_numbers(data: bytes) -> list[int]:
-    """1-based line numbers of the lines polars turns into rows (all but ``#`` comment lines)."""
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [i + 1 for i, line in enumerate(lines) if not line.startswith(b"#")]
+    """1-based line numbers of the lines that become rows (all but blank and ``#`` comment lines)."""
+    return [i + 1 for i, line in enumerate(data.split(b"\n")) if line and not line.startswith(b"#")]
 
 
 def _find_bad_line(data: bytes, kind: Kind, name: str) -> InputError:
@@ -82,9 +80,11 @@ def read_trec(path: str | Path, kind: Kind) -> Table:
     columns = COLUMNS[kind]
     if not data.strip():
         raise InputError(f"{name}: file is empty")
+    has_gaps = data.startswith((b"#", b"\n")) or b"\n#" in data or b"\n\n" in data
+    rows = _BLANK_LINES.sub(b"\n", data).lstrip(b"\n") if has_gaps else data
     try:
         frame = pl.read_csv(
-            io.BytesIO(data),
+            io.BytesIO(rows),
             separator=" ",
             has_header=False,
             new_columns=list(columns),
@@ -99,12 +99,8 @@ def read_trec(path: str | Path, kind: Kind) -> Table:
     if frame.width != len(columns):
         raise _find_bad_line(data, kind, name)
     frame = frame.with_row_index(ROW)
-    blank = pl.all_horizontal(pl.col(c).is_null() for c in columns)
-    short = frame.filter(~blank & pl.col(columns[-1]).is_null())
-    if short.height:
+    if frame.get_column(columns[-1]).null_count():
         raise _find_bad_line(data, kind, name)
-    has_gaps = frame.select(blank.any()).item() or data.startswith(b"#") or b"\n#" in data
-    frame = frame.filter(~blank)
     run_name = None
     if kind == "run" and frame.height:
         run_name = frame.get_column("tag")[0]
