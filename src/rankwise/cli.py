@@ -44,24 +44,65 @@ def main() -> None:
 @main.command()
 @click.argument("qrels")
 @click.argument("run")
-@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
-              help="Measure to compute (repeatable): nDCG@10, AP(denom=min_k_R)@20, ndcg_cut.10,20, map, "
-                   "official ... Default: trec_eval's official set.")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="MEASURE",
+    help="Measure to compute (repeatable): nDCG@10, AP(denom=min_k_R)@20, ndcg_cut.10,20, map, "
+    "official ... Default: trec_eval's official set.",
+)
 @click.option("-q", "--per-query", is_flag=True, help="Also print the value of every query.")
-@click.option("-l", "--rel-level", type=int, default=1, show_default=True,
-              help="Relevance threshold for measures without their own rel (trec_eval -l; nDCG ignores it).")
-@click.option("-c", "--all-queries", is_flag=True,
-              help="Average over every judged query; queries missing from the run score 0 (trec_eval -c).")
-@click.option("--queries", type=click.Choice([q.value for q in QuerySet]), default=None,
-              help="Which queries are averaged [default: intersection; -c means qrels].")
+@click.option(
+    "-l",
+    "--rel-level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Relevance threshold for measures without their own rel (trec_eval -l; nDCG ignores it).",
+)
+@click.option(
+    "-c",
+    "--all-queries",
+    is_flag=True,
+    help="Average over every judged query; queries missing from the run score 0 (trec_eval -c).",
+)
+@click.option(
+    "--queries",
+    type=click.Choice([q.value for q in QuerySet]),
+    default=None,
+    help="Which queries are averaged [default: intersection; -c means qrels].",
+)
 @click.option("-M", "--depth", type=int, default=None, help="Keep only the top N documents per query (trec_eval -M).")
-@click.option("--ties", type=click.Choice([t.value for t in TiePolicy]), default=TiePolicy.DOCNO_DESC.value,
-              show_default=True, help="Order of documents with equal scores.")
-@click.option("--format", "output_format", type=click.Choice(FORMAT_CHOICES), default="table", show_default=True,
-              help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.")
+@click.option(
+    "--ties",
+    type=click.Choice([t.value for t in TiePolicy]),
+    default=TiePolicy.DOCNO_DESC.value,
+    show_default=True,
+    help="Order of documents with equal scores.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMAT_CHOICES),
+    default="table",
+    show_default=True,
+    help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.",
+)
 @_fail_cleanly
-def evaluate(qrels: str, run: str, measures: tuple[str, ...], per_query: bool, rel_level: int,
-             all_queries: bool, queries: str | None, depth: int | None, ties: str, output_format: str) -> None:
+def evaluate(
+    qrels: str,
+    run: str,
+    measures: tuple[str, ...],
+    per_query: bool,
+    rel_level: int,
+    all_queries: bool,
+    queries: str | None,
+    depth: int | None,
+    ties: str,
+    output_format: str,
+) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from . import formats
     from .evaluate import evaluate as run_evaluation

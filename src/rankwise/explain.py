@@ -47,8 +47,8 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
         lines.append(f"  {param.name} = {shown}    [{param.doc}]")
         for choice, meaning in param.choices.items():
             lines.append(f"      {choice}: {meaning}")
-    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {policies.depth or 'all'}"
-                 "    [evaluation policies]")  # fmt: skip
+    depth = policies.depth or "all"
+    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {depth}    [policies]")
     lines += ["", f"Aggregate: {AGGREGATES[spec.aggregate]}", f"Empty or undefined: {spec.empty}"]
     name = trec_name(measure)
     lines.append(f"trec_eval name: {name}" if name else "trec_eval name: none (not a trec_eval measure)")

@@ -17,7 +17,7 @@ FORMATS = ("table", "trec", "json", "csv")
 def _number(value: float, measure: Measure) -> float | int | None:
     if math.isnan(value):
         return None
-    return int(round(value)) if measure.spec.is_count else float(value)
+    return int(value) if measure.spec.is_count else float(value)
 
 
 def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> str:
@@ -31,7 +31,7 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     lines = []
 
     def line(name: str, qid: str, value: float, measure: Measure) -> str:
-        shown = str(int(round(value))) if measure.spec.is_count and not math.isnan(value) else f"{value:6.4f}"
+        shown = str(int(value)) if measure.spec.is_count and not math.isnan(value) else f"{value:6.4f}"
         return f"{name:<22}\t{qid}\t{shown}"
 
     if per_query:
@@ -101,4 +101,4 @@ def format_table(result: EvaluationResult, per_query: bool) -> str:
 def _cell(value: float, measure: Measure) -> str:
     if math.isnan(value):
         return "–"
-    return str(int(round(value))) if measure.spec.is_count else f"{value:.4f}"
+    return str(int(value)) if measure.spec.is_count else f"{value:.4f}"

@@ -86,7 +86,9 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin) -> pl.DataFrame:
     bad = _first_row(out, pl.col("_cast").is_null())
     if bad is not None:
         raw = bad[VALUE]
-        problem = "is missing" if raw is None else f"{str(raw)!r} is not {'an integer' if kind == 'qrels' else 'a number'}"
+        problem = (
+            "is missing" if raw is None else f"{str(raw)!r} is not {'an integer' if kind == 'qrels' else 'a number'}"
+        )
         raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
     out = out.drop(VALUE).rename({"_cast": VALUE})
     if kind == "run":

@@ -44,9 +44,7 @@ def _pick(frame_columns: list[str], role: str, kind: Kind, given: Mapping[str, s
     raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame_columns}")
 
 
-def frame_to_table(
-    frame: pl.DataFrame, kind: Kind, name: str, columns: Mapping[str, str] | None = None
-) -> Table:
+def frame_to_table(frame: pl.DataFrame, kind: Kind, name: str, columns: Mapping[str, str] | None = None) -> Table:
     """A validated :class:`Table` from a polars DataFrame with named columns."""
     picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID, VALUE)}
     if len(set(picked.values())) < 3:
@@ -97,7 +95,7 @@ def dict_to_table(data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str) 
             raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
     wanted = int if kind == "qrels" else (int, float)
     for qid, did, value in zip(qids, dids, values):
-        if isinstance(value, bool) or not isinstance(value, wanted) and not _is_numpy_number(value, kind):
+        if isinstance(value, bool) or (not isinstance(value, wanted) and not _is_numpy_number(value, kind)):
             what = "an integer grade" if kind == "qrels" else "a number"
             raise InputError(f"{name}: query {qid!r} doc {did!r}: {value!r} is not {what}")
     frame = pl.DataFrame(

@@ -66,9 +66,7 @@ def _find_bad_line(data: bytes, kind: Kind, name: str) -> InputError:
         if not fields or fields[0].startswith(b"#"):
             continue
         if len(fields) != expected:
-            return InputError(
-                f"{name}:{number}: expected {expected} columns ({_LAYOUT[kind]}), found {len(fields)}"
-            )
+            return InputError(f"{name}:{number}: expected {expected} columns ({_LAYOUT[kind]}), found {len(fields)}")
     return InputError(f"{name}: cannot read as TREC {kind} ({_LAYOUT[kind]})")
 
 
@@ -120,4 +118,3 @@ def _line_mapper(data: bytes, has_gaps: bool):
         return numbers[row]
 
     return line_of
-

@@ -164,9 +164,7 @@ class Measure:
         seen = set()
         for key, _ in self.params:
             if key not in order:
-                raise MeasureError(
-                    f"{self.name}: unknown parameter {key!r}; it has: {spec.param_names() or 'none'}"
-                )
+                raise MeasureError(f"{self.name}: unknown parameter {key!r}; it has: {spec.param_names() or 'none'}")
             if key in seen:
                 raise MeasureError(f"{self.name}: parameter {key!r} given twice")
             seen.add(key)
