@@ -39,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import polars as pl
@@ -110,6 +109,14 @@ def doc_ids(numbers: np.ndarray) -> pl.Expr:
     return pl.concat_str(pl.lit("doc"), pl.lit(numbers.reshape(-1)).cast(pl.String))
 
 
+def qrels_rows(qids: np.ndarray, numbers: np.ndarray, grades: np.ndarray, judged: np.ndarray) -> pl.DataFrame:
+    """Qrels lines (qid 0 docid grade) for the documents where ``judged``; arrays are queries × documents."""
+    rows = np.nonzero(judged)
+    return pl.select(
+        qid=pl.lit(qids[rows[0]]), zero=pl.lit(0), docid=doc_ids(numbers[rows]), grade=pl.lit(grades[rows])
+    )
+
+
 def generate(qrels_path: Path, run_path: Path, queries: int, docs: int, seed: int) -> None:
     """Write a TREC run (ranked by score, relevant documents scoring higher on average) and its qrels."""
     rng = np.random.default_rng(seed)
@@ -134,18 +141,15 @@ def generate(qrels_path: Path, run_path: Path, queries: int, docs: int, seed: in
         score=pl.lit(scores.reshape(-1).astype(np.float64)),
         tag=pl.lit("bench"),
     )
-    unjudged_mask = take_first_k(rng, unretrieved.shape, rng.integers(*JUDGED_UNRETRIEVED, size=queries))
-    unretrieved_grades = rng.choice(len(GRADE_PROBABILITIES), size=unretrieved.shape, p=GRADE_PROBABILITIES)
+    judged_outside = take_first_k(rng, unretrieved.shape, rng.integers(*JUDGED_UNRETRIEVED, size=queries))
+    grades_outside = rng.choice(len(GRADE_PROBABILITIES), size=unretrieved.shape, p=GRADE_PROBABILITIES)
     qrels = pl.concat(
         [
-            pl.select(
-                qid=pl.lit(np.repeat(qids, ids.shape[1])), zero=pl.lit(0), docid=doc_ids(ids),
-                grade=pl.lit(grade.reshape(-1)), keep=pl.lit(mask.reshape(-1)),
-            )  # fmt: skip
-            for ids, grade, mask in ((retrieved, grades, judged), (unretrieved, unretrieved_grades, unjudged_mask))
+            qrels_rows(qids, ids, grade, mask)
+            for ids, grade, mask in ((retrieved, grades, judged), (unretrieved, grades_outside, judged_outside))
         ]
     )
-    qrels = qrels.filter("keep").drop("keep").sort("qid", "docid")
+    qrels = qrels.sort("qid", "docid")
     write_trec(run, run_path)
     write_trec(qrels, qrels_path)
 
@@ -329,8 +333,8 @@ def processor() -> str:
     name = platform.processor()
     cpuinfo = Path("/proc/cpuinfo")
     if (not name or name == platform.machine()) and cpuinfo.exists():
-        models = [line.split(":", 1)[1].strip() for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
-        name = models[0] if models else name
+        models = [line.split(":", 1)[1] for line in cpuinfo.read_text().splitlines() if line.startswith("model name")]
+        name = models[0].strip() if models else name
     return name or "unknown"
 
 
@@ -384,8 +388,10 @@ def main(argv: list[str] | None = None) -> int:
     values, failures = check_values(timings, api)
     print(f"## rankwise speed benchmark\n\n{environment(data, args.repeat, numba_cache)}\n")
     print(timing_table(timings, api) + "\n")
-    print("Aggregate values (ranx breaks score ties differently from trec_eval; its differences are shown, "
-          f"not checked; the others must agree to {TOLERANCE:g}):\n")  # fmt: skip
+    print(
+        "Aggregate values (ranx breaks score ties differently from trec_eval: its differences are shown, "
+        f"not checked; the others must agree to {TOLERANCE:g}):\n"
+    )
     print(values)
     for failure in failures:
         print(f"\nDISAGREEMENT: {failure}")

@@ -96,24 +96,14 @@ class EvaluationResult:
     def notes(self) -> list[str]:
         """One line for every query or document left out of, or treated specially in, the averages."""
         acc = self.accounting
-        lines = []
-
-        def sample(ids: tuple[str, ...]) -> str:
-            shown = ", ".join(ids[:5])
-            return shown + (f", … ({len(ids) - 5} more)" if len(ids) > 5 else "")
-
-        if acc.run_only:
-            lines.append(f"{len(acc.run_only)} run queries have no judgments and were not evaluated: "
-                         f"{sample(acc.run_only)}")  # fmt: skip
-        if acc.qrels_only:
-            lines.append(f"{len(acc.qrels_only)} judged queries are missing from the run and were not "
-                         f"evaluated (queries='qrels' / -c scores them 0): {sample(acc.qrels_only)}")  # fmt: skip
-        if acc.scored_empty:
-            lines.append(f"{len(acc.scored_empty)} judged queries missing from the run were scored as empty "
-                         f"rankings: {sample(acc.scored_empty)}")  # fmt: skip
-        if acc.unjudged_evaluated:
-            lines.append(f"{len(acc.unjudged_evaluated)} run queries without judgments were scored with no "
-                         f"relevant documents: {sample(acc.unjudged_evaluated)}")  # fmt: skip
+        query_groups = (
+            (acc.run_only, "run queries have no judgments and were not evaluated"),
+            (acc.qrels_only, "judged queries are missing from the run and were not evaluated "
+                             "(queries='qrels' / -c scores them 0)"),
+            (acc.scored_empty, "judged queries missing from the run were scored as empty rankings"),
+            (acc.unjudged_evaluated, "run queries without judgments were scored with no relevant documents"),
+        )  # fmt: skip
+        lines = [f"{len(ids)} {what}: {_sample(ids)}" for ids, what in query_groups if ids]
         if acc.truncated_rows:
             lines.append(f"{acc.truncated_rows} ranked documents beyond depth {self.policies.depth} were ignored")
         for key, count in self.undefined.items():
@@ -121,6 +111,12 @@ class EvaluationResult:
                 lines.append(f"{key}: undefined for {count} of {len(self.query_ids)} queries, "
                              "left out of its mean")  # fmt: skip
         return lines
+
+
+def _sample(ids: tuple[str, ...], shown: int = 5) -> str:
+    """The first few ids, and how many more there are."""
+    text = ", ".join(ids[:shown])
+    return text + (f", … ({len(ids) - shown} more)" if len(ids) > shown else "")
 
 
 def compute(aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies) -> np.ndarray:
