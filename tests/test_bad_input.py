@@ -29,7 +29,10 @@ def write(tmp_path: Path, name: str, text: str) -> str:
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 t\n", r"run\.txt:2: expected 6 columns .* found 5"),
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t extra\n", r"run\.txt:2: expected 6 columns .* found 7"),
         ("q1 Q0 d1 1 2.0 t extra\n", r"run\.txt:1: expected 6 columns .* found 7"),
-        ("# header\n\nq1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n", r"run\.txt:4: query 'q1' doc 'd1' appears twice .*run\.txt:3"),
+        (
+            "# header\n\nq1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n",
+            r"run\.txt:4: query 'q1' doc 'd1' appears twice .*run\.txt:3",
+        ),
         ("q1 Q0 d1 1 nan t\n", r"run\.txt:1: score nan .* not finite"),
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 -inf t\n", r"run\.txt:2: score -inf .* not finite"),
         ("", r"run\.txt: file is empty"),

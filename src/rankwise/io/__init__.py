@@ -30,18 +30,18 @@ def load(source: Any, kind: Kind, columns: Mapping[str, str] | None = None) -> T
         if path.suffix.lower() in TABULAR_SUFFIXES:
             return read_tabular(path, kind, columns)
         return read_trec(path, kind)
-    name = f"{kind} {type(source).__name__}"
+    origin = Origin(f"{kind} {type(source).__name__}")
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if isinstance(source, pl.DataFrame):
-        return frame_to_table(source, kind, name, columns)
+        return frame_to_table(source, kind, origin, columns)
     module = type(source).__module__.split(".")[0]
     if module == "pandas":
-        return frame_to_table(pl.from_pandas(source), kind, name, columns)
+        return frame_to_table(pl.from_pandas(source), kind, origin, columns)
     if module == "pyarrow":
-        return frame_to_table(pl.from_arrow(source), kind, name, columns)
+        return frame_to_table(pl.from_arrow(source), kind, origin, columns)
     if isinstance(source, Mapping):
-        return dict_to_table(source, kind, name)
+        return dict_to_table(source, kind, origin.name)
     raise InputError(f"cannot read {kind} from {type(source).__name__}: give a path, DataFrame, Arrow table or dict")
 
 

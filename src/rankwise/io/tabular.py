@@ -44,14 +44,15 @@ def _pick(frame_columns: list[str], role: str, kind: Kind, given: Mapping[str, s
     raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame_columns}")
 
 
-def frame_to_table(frame: pl.DataFrame, kind: Kind, name: str, columns: Mapping[str, str] | None = None) -> Table:
+def frame_to_table(frame: pl.DataFrame, kind: Kind, origin: Origin, columns: Mapping[str, str] | None = None) -> Table:
     """A validated :class:`Table` from a polars DataFrame with named columns."""
+    name = origin.name
     picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID, VALUE)}
     if len(set(picked.values())) < 3:
         raise InputError(f"{name}: one column cannot play two roles ({picked})")
     selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID),
                             pl.col(picked[VALUE]).alias(VALUE))  # fmt: skip
-    return make_table(selected, kind, Origin(name))
+    return make_table(selected, kind, origin)
 
 
 def read_tabular(path: Path, kind: Kind, columns: Mapping[str, str] | None = None) -> Table:
@@ -71,10 +72,9 @@ def read_tabular(path: Path, kind: Kind, columns: Mapping[str, str] | None = Non
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{name}: cannot read ({first})") from None
-    table = frame_to_table(frame, kind, name, columns)
-    # Rows of a CSV with a header start on line 2.
+    # Rows of a CSV with a header start on line 2; parquet rows are named by index.
     line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
-    return Table(table.kind, table.frame, Origin(name, line_of), table.run_name)
+    return frame_to_table(frame, kind, Origin(name, line_of), columns)
 
 
 def dict_to_table(data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str) -> Table:
