@@ -42,7 +42,11 @@ def resolve_measures(measures: MeasureLike | Iterable[MeasureLike] | None) -> li
             raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
     if not pairs:
         raise MeasureError("no measures given")
-    unique = dict(pairs)
+    unique: dict[str, Measure] = {}
+    for key, measure in pairs:
+        if unique.get(key, measure) != measure:
+            raise MeasureError(f"{key!r} would name two different measures: {unique[key]} and {measure}")
+        unique[key] = measure
     return list(unique.items())
 
 

@@ -114,7 +114,8 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
-    """Gain per grade: a grade map's value for mapped grades >= 0; else linear/exp2/binary when g >= rel."""
+    """Gain per grade; 0 below rel. A grade map gives its value to the grades it names and the linear gain
+    (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does."""
     gain = m.get("gain")
     counts = grades >= rel
     if gain == "binary":
@@ -125,7 +126,7 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
         out = np.where(counts, grades, 0).astype(np.float64)
     if isinstance(gain, tuple):
         for grade, value in gain:
-            if grade >= 0:
+            if grade >= rel:
                 out[grades == grade] = value
     return out
 

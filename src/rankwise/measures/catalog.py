@@ -45,7 +45,8 @@ AP_DENOM = Param(
 GAIN = Param(
     "gain",
     "gain",
-    "gain of a document with grade g >= rel (documents below rel gain 0)",
+    "gain of a document with grade g >= rel (documents below rel gain 0); or a grade map {g:gain,...}: "
+    "listed grades get their gain, others the linear gain (as trec_eval's ndcg.1=3,2=9)",
     default="linear",
     choices={
         "linear": "gain = g (trec_eval, ranx ndcg, scikit-learn)",

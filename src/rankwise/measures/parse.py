@@ -46,7 +46,7 @@ def parse_measure(text: str) -> Measure:
 def _parse_ir_syntax(text: str) -> Measure:
     match = _MEASURE_RE.match(text)
     if match is None:
-        raise MeasureError(f"cannot read measure {text!r}: expected NAME[(param=value,...)][@cutoff]")
+        raise MeasureError(f"cannot read measure {text!r}: expected NAME[(param=value,...)][@cutoff]{suggest(text)}")
     name = canonical_family_name(match["name"])
     if name is None:
         raise MeasureError(f"unknown measure {match['name']!r}{suggest(match['name'])}")
@@ -80,4 +80,7 @@ def parse_measures(text: str) -> list[tuple[str, Measure]]:
         measures = [_parse_ir_syntax(text)]
     if len(measures) == 1:
         return [(text, measures[0])]
-    return [(trec_name(m) or str(m), m) for m in measures]
+    keys = [trec_name(m) or str(m) for m in measures]
+    if len(set(keys)) < len(keys):  # e.g. recall levels 0.121 and 0.124 both print as iprec_at_recall_0.12
+        keys = [str(m) for m in measures]
+    return list(zip(keys, measures))
