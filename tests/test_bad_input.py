@@ -117,3 +117,13 @@ def test_bad_policies_are_rejected() -> None:
         rankwise.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["map"], ties="random")
     with pytest.raises(RankwiseError, match="depth must be a positive integer"):
         rankwise.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["map"], depth=0)
+
+
+def test_line_numbers_count_blank_and_comment_lines(tmp_path: Path) -> None:
+    qrels = write(tmp_path, "qrels.txt", GOOD_QRELS)
+    run = write(tmp_path, "run.txt", "# c\n\nq1 Q0 d1 1 2.0 t\n\n  \nq1 Q0 d2 2 t\n")
+    with pytest.raises(InputError, match=r"run\.txt:6: expected 6 columns .* found 5"):
+        rankwise.evaluate(qrels, run, ["map"])
+    run = write(tmp_path, "run2.txt", "# c\n\nq1\tQ0\td1\t1\t2.0\tt\n\nq1 Q0 d2 2 bad t\n")
+    with pytest.raises(InputError, match=r"run2\.txt:5: score 'bad' is not a number"):
+        rankwise.evaluate(qrels, run, ["map"])

@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from .errors import InputError
-from .io.table import DOCID, QID, ROW, VALUE, Table
+from .io.table import DOCID, QID, VALUE, Table
 from .policies import Policies, QuerySet, TiePolicy
 
 UNJUDGED = np.iinfo(np.int64).min
@@ -89,14 +89,38 @@ class Aligned:
         return total[1:] - total[self.offsets[self.qidx]]
 
 
-def _sort_keys(ties: TiePolicy) -> tuple[list[str], list[bool]]:
+def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: TiePolicy) -> np.ndarray:
+    """Row order that groups queries by index and sorts each by score descending under the tie policy.
+
+    Runs are usually written query by query in score order; that is checked in O(n) and then only the
+    groups of tied scores are sorted by doc id. Otherwise a stable sort on (query, -score) comes first.
+    """
+    n = len(qidx)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    new_query = np.diff(qidx) != 0
+    contiguous = np.count_nonzero(new_query) + 1 == np.count_nonzero(np.bincount(qidx))
+    if contiguous and np.all(new_query | (np.diff(score) <= 0)):
+        order = np.argsort(qidx, kind="stable")
+    else:
+        keys = pl.DataFrame({"q": qidx, "s": score})
+        order = keys.with_row_index("i").sort(["q", "s"], descending=[False, True], maintain_order=True)
+        order = order.get_column("i").to_numpy().astype(np.int64)
     if ties is TiePolicy.INPUT_ORDER:
-        return ["qidx", VALUE, ROW], [False, True, False]
-    return ["qidx", VALUE, DOCID], [False, True, ties is TiePolicy.DOCNO_DESC]
-
-
-def _sorted_ids(series: pl.Series) -> pl.Series:
-    return series.unique().sort()
+        return order
+    q, s = qidx[order], score[order]
+    tied_with_next = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
+    if not tied_with_next.any():
+        return order
+    in_group = np.zeros(n, dtype=bool)
+    in_group[1:] |= tied_with_next
+    in_group[:-1] |= tied_with_next
+    group = np.cumsum(np.concatenate(([True], ~tied_with_next)))
+    rows = np.flatnonzero(in_group)
+    tied = pl.DataFrame({"g": group[rows], "doc": doc_ids.gather(order[rows]), "pos": np.arange(len(rows))})
+    within = tied.sort(["g", "doc"], descending=[False, ties is TiePolicy.DOCNO_DESC]).get_column("pos").to_numpy()
+    order[rows] = order[rows][within]
+    return order
 
 
 def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
@@ -104,8 +128,8 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
 
     Raises :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query).
     """
-    run_q = _sorted_ids(run.frame.get_column(QID))
-    qrels_q = _sorted_ids(qrels.frame.get_column(QID))
+    run_q = run.frame.get_column(QID).unique().sort()
+    qrels_q = qrels.frame.get_column(QID).unique().sort()
     run_in_qrels = run_q.is_in(qrels_q.implode())
     qrels_in_run = qrels_q.is_in(run_q.implode())
     run_only = tuple(run_q.filter(~run_in_qrels).to_list())
@@ -121,28 +145,31 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
             f"(run has {run_q.len()} queries, e.g. {run_q[0]!r}; qrels has {qrels_q.len()}, e.g. {qrels_q[0]!r})"
         )
-    qmap = pl.DataFrame({QID: evaluated}).with_row_index("qidx")
+    num_queries = evaluated.len()
+    query_index = pl.col(QID).cast(pl.Enum(evaluated.to_list()), strict=False).to_physical().alias("qidx")
     grades = qrels.frame.select(QID, DOCID, pl.col(VALUE).alias("grade"))
-    by, descending = _sort_keys(policies.ties)
     ranked = (
-        run.frame.join(qmap, on=QID, how="inner")
-        .join(grades, on=[QID, DOCID], how="left")
-        .sort(by, descending=descending)
+        run.frame.with_columns(query_index)
+        .drop_nulls("qidx")
+        .join(grades, on=[QID, DOCID], how="left", maintain_order="left")
     )
     qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
-    num_queries = evaluated.len()
+    score = ranked.get_column(VALUE).to_numpy()
+    order = _rank_order(qidx, score, ranked.get_column(DOCID), policies.ties)
+    qidx, score = qidx[order], score[order]
+    grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)[order]
     offsets = np.zeros(num_queries + 1, dtype=np.int64)
     np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
     rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
-    score = ranked.get_column(VALUE).to_numpy()
-    grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)
     truncated = 0
     if policies.depth is not None and len(rank) and rank.max() > policies.depth:
         keep = rank <= policies.depth
         truncated = int(len(keep) - keep.sum())
         qidx, rank, score, grade = qidx[keep], rank[keep], score[keep], grade[keep]
         np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
-    judged = qrels.frame.join(qmap, on=QID, how="inner").sort("qidx")
+    judged = qrels.frame.select(query_index, VALUE).drop_nulls("qidx")
+    qrel_qidx = judged.get_column("qidx").to_numpy().astype(np.int64)
+    by_query = np.argsort(qrel_qidx, kind="stable")
     evaluated_ids = evaluated.to_list()
     accounting = QueryAccounting(
         evaluated=num_queries,
@@ -159,7 +186,7 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         rank=rank,
         score=score,
         grade=grade,
-        qrel_qidx=judged.get_column("qidx").to_numpy().astype(np.int64),
-        qrel_grade=judged.get_column(VALUE).to_numpy().astype(np.int64),
+        qrel_qidx=qrel_qidx[by_query],
+        qrel_grade=judged.get_column(VALUE).to_numpy().astype(np.int64)[by_query],
         accounting=accounting,
     )

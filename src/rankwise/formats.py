@@ -55,7 +55,7 @@ def format_json(result: EvaluationResult) -> str:
             for j, qid in enumerate(result.query_ids)
         },
     }
-    return json.dumps(payload, indent=2) + "\n"
+    return json.dumps(payload, separators=(",", ":")) + "\n"
 
 
 def format_csv(result: EvaluationResult, per_query: bool) -> str:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import gzip
 import io
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
@@ -47,15 +48,18 @@ def read_bytes(path: Path) -> bytes:
 
 
 def _normalise_whitespace(data: bytes) -> bytes:
-    """Make every column separator a single space and strip spaces at line ends (only when needed)."""
-    if b"\t" in data or b"  " in data or b"\r" in data or data[:1] == b" " or b"\n " in data or b" \n" in data:
-        data = _EDGES.sub(b"", _SPACES.sub(b" ", data))
-    return data
+    """Make every column separator a single space and strip spaces at line ends."""
+    return _EDGES.sub(b"", _SPACES.sub(b" ", data))
 
 
 def _data_line_numbers(data: bytes) -> list[int]:
     """1-based line numbers of the lines that become rows (all but blank and ``#`` comment lines)."""
-    return [i + 1 for i, line in enumerate(data.split(b"\n")) if line and not line.startswith(b"#")]
+    numbers = []
+    for i, line in enumerate(data.split(b"\n")):
+        stripped = line.strip()
+        if stripped and not stripped.startswith(b"#"):
+            numbers.append(i + 1)
+    return numbers
 
 
 def _find_bad_line(data: bytes, kind: Kind, name: str) -> InputError:
@@ -70,51 +74,68 @@ def _find_bad_line(data: bytes, kind: Kind, name: str) -> InputError:
     return InputError(f"{name}: cannot read as TREC {kind} ({_LAYOUT[kind]})")
 
 
+class _Malformed(Exception):
+    """A row with the wrong number of fields: the careful path finds and names its line."""
+
+
 def read_trec(path: str | Path, kind: Kind) -> Table:
-    """Read a TREC qrels or run file into a validated :class:`Table`."""
+    """Read a TREC qrels or run file into a validated :class:`Table`.
+
+    The fast path hands the raw bytes to polars with the value column typed. Anything unusual (tabs, runs of
+    spaces, blank lines, a bad field) sends the file down the careful path, which normalises whitespace, reads
+    every field as text and names the first bad line.
+    """
     path = Path(path)
     name = str(path)
-    data = _normalise_whitespace(read_bytes(path))
-    columns = COLUMNS[kind]
-    if not data.strip():
+    raw = read_bytes(path)
+    if not raw or raw.isspace():
         raise InputError(f"{name}: file is empty")
-    has_gaps = data.startswith((b"#", b"\n")) or b"\n#" in data or b"\n\n" in data
-    rows = _BLANK_LINES.sub(b"\n", data).lstrip(b"\n") if has_gaps else data
+    origin = Origin(name, _line_mapper(raw))
     try:
-        frame = pl.read_csv(
-            io.BytesIO(rows),
-            separator=" ",
-            has_header=False,
-            new_columns=list(columns),
-            infer_schema=False,
-            quote_char=None,
-            comment_prefix="#",
-        )
+        return _parse(raw, kind, origin, typed=True)
+    except (InputError, _Malformed, pl.exceptions.PolarsError):
+        return _parse_carefully(raw, kind, origin)
+
+
+def _parse(data: bytes, kind: Kind, origin: Origin, typed: bool) -> Table:
+    columns = COLUMNS[kind]
+    value_type = (pl.Int64 if kind == "qrels" else pl.Float64) if typed else pl.String
+    frame = pl.read_csv(
+        io.BytesIO(data),
+        separator=" ",
+        has_header=False,
+        new_columns=list(columns),
+        schema_overrides={VALUE: value_type},
+        infer_schema=False,
+        quote_char=None,
+        comment_prefix="#",
+    )
+    if frame.width != len(columns) or frame.get_column(columns[-1]).null_count():
+        raise _Malformed
+    run_name = frame.get_column("tag")[0] if kind == "run" else None
+    frame = frame.select(QID, DOCID, VALUE).with_row_index(ROW)
+    return make_table(frame, kind, origin, run_name=run_name)
+
+
+def _parse_carefully(raw: bytes, kind: Kind, origin: Origin) -> Table:
+    """Normalise whitespace, drop blank lines, read fields as text: errors name the file line."""
+    data = _normalise_whitespace(raw)
+    rows = _BLANK_LINES.sub(b"\n", data).lstrip(b"\n")
+    try:
+        return _parse(rows, kind, origin, typed=False)
     except pl.exceptions.NoDataError:
-        raise InputError(f"{name}: no {kind} lines (only comments or blank lines)") from None
-    except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, pl.exceptions.ShapeError):
-        raise _find_bad_line(data, kind, name) from None
-    if frame.width != len(columns):
-        raise _find_bad_line(data, kind, name)
-    frame = frame.with_row_index(ROW)
-    if frame.get_column(columns[-1]).null_count():
-        raise _find_bad_line(data, kind, name)
-    run_name = None
-    if kind == "run" and frame.height:
-        run_name = frame.get_column("tag")[0]
-    frame = frame.select(QID, DOCID, VALUE, ROW)
-    return make_table(frame, kind, Origin(name, _line_mapper(data, has_gaps)), run_name=run_name)
+        raise InputError(f"{origin.name}: no {kind} lines (only comments or blank lines)") from None
+    except (_Malformed, pl.exceptions.PolarsError):
+        raise _find_bad_line(data, kind, origin.name) from None
 
 
-def _line_mapper(data: bytes, has_gaps: bool):
-    """Row index -> line number; computed lazily (only error messages need it)."""
-    if not has_gaps:
-        return lambda row: row + 1
+def _line_mapper(raw: bytes) -> Callable[[int], int]:
+    """Row index -> line number of the raw file; computed lazily (only error messages need it)."""
     numbers: list[int] = []
 
     def line_of(row: int) -> int:
         if not numbers:
-            numbers.extend(_data_line_numbers(data))
+            numbers.extend(_data_line_numbers(raw))
         return numbers[row]
 
     return line_of
