@@ -5,7 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
+
+import numpy as np
 
 from .evaluate import EvaluationResult
 from .measures import Measure, trec_name
@@ -14,10 +15,22 @@ from .measures.trec_names import RUNID, SUMMARY_ONLY, trec_order
 FORMATS = ("table", "trec", "json", "csv")
 
 
-def _number(value: float, measure: Measure) -> float | int | None:
-    if math.isnan(value):
-        return None
-    return int(value) if measure.spec.is_count else float(value)
+def _python_numbers(values: np.ndarray, measure: Measure) -> list[float | int | None]:
+    """Values as Python numbers: counts as int, undefined (NaN) as None."""
+    undefined = np.isnan(values)
+    numbers = values.astype(np.int64).tolist() if measure.spec.is_count and not undefined.any() else values.tolist()
+    for j in np.flatnonzero(undefined):
+        numbers[j] = None
+    return numbers
+
+
+def _rows(result: EvaluationResult) -> list[list[float | int | None]]:
+    """Per-query values of each measure as Python numbers (one list per measure)."""
+    return [_python_numbers(result.values[i], m) for i, m in enumerate(result.measures)]
+
+
+def _aggregates(result: EvaluationResult) -> list[float | int | None]:
+    return [_python_numbers(np.array([result.aggregate[k]]), m)[0] for k, m in zip(result.keys, result.measures)]
 
 
 def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> str:
@@ -30,29 +43,28 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     names = [trec_name(result.measures[i]) or result.keys[i] for i in order]
     lines = []
 
-    def line(name: str, qid: str, value: float, measure: Measure) -> str:
-        shown = str(int(value)) if measure.spec.is_count and not math.isnan(value) else f"{value:6.4f}"
-        return f"{name:<22}\t{qid}\t{shown}"
+    def shown(number: float | int | None) -> str:
+        return "nan" if number is None else str(number) if isinstance(number, int) else f"{number:6.4f}"
 
     if per_query:
+        rows = _rows(result)
+        printed = [(name, rows[i]) for i, name in zip(order, names) if name not in SUMMARY_ONLY]
         for j, qid in enumerate(result.query_ids):
-            for i, name in zip(order, names):
-                if name not in SUMMARY_ONLY:
-                    lines.append(line(name, qid, result.values[i, j], result.measures[i]))
+            lines.extend(f"{name:<22}\t{qid}\t{shown(row[j])}" for name, row in printed)
     if with_runid and result.run_name is not None:
         lines.append(f"{RUNID:<22}\tall\t{result.run_name}")
-    for i, name in zip(order, names):
-        lines.append(line(name, "all", result.aggregate[result.keys[i]], result.measures[i]))
+    aggregates = _aggregates(result)
+    lines.extend(f"{name:<22}\tall\t{shown(aggregates[i])}" for i, name in zip(order, names))
     return "\n".join(lines) + "\n"
 
 
 def format_json(result: EvaluationResult) -> str:
     """``{"aggregate": {M: value}, "per_query": {qid: {M: value}}}``; M as the user wrote it, NaN as null."""
+    rows = _rows(result)
     payload = {
-        "aggregate": {k: _number(result.aggregate[k], m) for k, m in zip(result.keys, result.measures)},
+        "aggregate": dict(zip(result.keys, _aggregates(result))),
         "per_query": {
-            qid: {k: _number(result.values[i, j], m) for i, (k, m) in enumerate(zip(result.keys, result.measures))}
-            for j, qid in enumerate(result.query_ids)
+            qid: {key: row[j] for key, row in zip(result.keys, rows)} for j, qid in enumerate(result.query_ids)
         },
     }
     return json.dumps(payload, separators=(",", ":")) + "\n"
@@ -64,41 +76,46 @@ def format_csv(result: EvaluationResult, per_query: bool) -> str:
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["query_id", "measure", "value"])
     if per_query:
+        rows = _rows(result)
         for j, qid in enumerate(result.query_ids):
-            for i, key in enumerate(result.keys):
-                writer.writerow([qid, key, _csv_value(result.values[i, j], result.measures[i])])
-    for key, measure in zip(result.keys, result.measures):
-        writer.writerow(["all", key, _csv_value(result.aggregate[key], measure)])
+            writer.writerows([qid, key, _csv_text(row[j])] for key, row in zip(result.keys, rows))
+    writer.writerows(["all", key, _csv_text(v)] for key, v in zip(result.keys, _aggregates(result)))
     return out.getvalue()
 
 
-def _csv_value(value: float, measure: Measure) -> str:
-    number = _number(value, measure)
+def _csv_text(number: float | int | None) -> str:
     return "" if number is None else repr(number)
 
 
 def format_table(result: EvaluationResult, per_query: bool) -> str:
-    """A terminal table (rich): one row per measure; with ``per_query`` a column per query too."""
+    """A terminal table (rich): a row per measure; with ``per_query`` a row per query and a column per measure."""
     from rich.console import Console
     from rich.table import Table
 
     heading = f"{len(result.query_ids)} queries" + (f", run {result.run_name}" if result.run_name else "")
     table = Table(caption=heading, caption_justify="left")
-    table.add_column("measure", style="bold")
-    table.add_column("all", justify="right")
-    shown_queries = result.query_ids if per_query else ()
-    for qid in shown_queries:
-        table.add_column(qid, justify="right")
-    for i, (key, measure) in enumerate(zip(result.keys, result.measures)):
-        cells = [_cell(result.aggregate[key], measure)]
-        cells += [_cell(result.values[i, j], measure) for j in range(len(shown_queries))]
-        table.add_row(key, *cells)
+    aggregates = [_cell(v) for v in _aggregates(result)]
+    if per_query:
+        table.add_column("query", style="bold")
+        for key in result.keys:
+            table.add_column(key, justify="right")
+        rows = _rows(result)
+        for j, qid in enumerate(result.query_ids):
+            table.add_row(qid, *(_cell(row[j]) for row in rows))
+        table.add_row("all", *aggregates, style="bold")
+    else:
+        table.add_column("measure", style="bold")
+        table.add_column("value", justify="right")
+        for key, value in zip(result.keys, aggregates):
+            table.add_row(key, value)
     buffer = io.StringIO()
-    Console(file=buffer, width=max(100, 24 + 10 * (len(shown_queries) + 1)), color_system=None).print(table)
+    Console(file=buffer, width=max(100, 12 + 14 * len(result.keys)) if per_query else 100, color_system=None).print(
+        table
+    )
     return buffer.getvalue()
 
 
-def _cell(value: float, measure: Measure) -> str:
-    if math.isnan(value):
+def _cell(number: float | int | None) -> str:
+    if number is None:
         return "–"
-    return str(int(value)) if measure.spec.is_count else f"{value:.4f}"
+    return str(number) if isinstance(number, int) else f"{number:.4f}"
