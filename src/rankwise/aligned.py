@@ -15,7 +15,7 @@ import polars as pl
 
 from .errors import InputError
 from .io.table import DOCID, QID, VALUE, Table
-from .policies import Policies, QuerySet, TiePolicy
+from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -155,6 +155,8 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     )
     qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
     score = ranked.get_column(VALUE).to_numpy()
+    if policies.scores is ScorePrecision.FLOAT32:
+        score = score.astype(np.float32).astype(np.float64)
     order = _rank_order(qidx, score, ranked.get_column(DOCID), policies.ties)
     qidx, score = qidx[order], score[order]
     grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)[order]

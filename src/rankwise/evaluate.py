@@ -10,11 +10,12 @@ import numpy as np
 import polars as pl
 
 from .aligned import Aligned, QueryAccounting, align
+from .dialects import Dialect, get_dialect
 from .errors import MeasureError
 from .io import load_qrels, load_run
-from .kernels import KERNELS, aggregate
+from .kernels import KERNELS, aggregate, apply_empty_policy
 from .measures import Measure, parse_measures
-from .policies import Policies, QuerySet, TiePolicy
+from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -73,6 +74,7 @@ class EvaluationResult:
     accounting: QueryAccounting
     policies: Policies
     run_name: str | None = None
+    dialect: str | None = None
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
@@ -131,9 +133,15 @@ def compute(aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Polici
         rel = resolved_rel(measure, policies)
         key = (measure, rel)
         if key not in done:
-            done[key] = KERNELS[measure.name](aligned, measure, rel)
+            done[key] = apply_empty_policy(aligned, measure, rel, KERNELS[measure.name](aligned, measure, rel))
         values[i] = done[key]
     return values
+
+
+def resolve_policies(dialect: Dialect | None, **given: Any) -> Policies:
+    """Policies in force: those given explicitly, else the dialect's, else trec_eval's defaults."""
+    chosen = {key: value for key, value in given.items() if value is not None}
+    return Policies(**{**(dialect.policies if dialect else {}), **chosen})
 
 
 def evaluate(
@@ -141,10 +149,12 @@ def evaluate(
     run: Any,
     measures: MeasureLike | Iterable[MeasureLike] | None = None,
     *,
-    ties: TiePolicy | str = TiePolicy.DOCNO_DESC,
-    queries: QuerySet | str = QuerySet.INTERSECTION,
+    dialect: str | Dialect | None = None,
+    ties: TiePolicy | str | None = None,
+    queries: QuerySet | str | None = None,
     depth: int | None = None,
     rel_level: int = 1,
+    scores: ScorePrecision | str | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> EvaluationResult:
@@ -153,13 +163,19 @@ def evaluate(
     ``qrels`` and ``run`` may be paths (TREC, ``.gz``, CSV/TSV/parquet), DataFrames (polars, pandas),
     pyarrow tables or ``{query_id: {doc_id: value}}`` dicts. Policies: ``ties`` (``docno_desc`` as
     trec_eval, ``docno_asc``, ``input_order``), ``queries`` (``intersection`` as trec_eval, ``qrels`` =
-    trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``rel_level`` (trec_eval ``-l``).
+    trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``rel_level`` (trec_eval ``-l``), ``scores``
+    (``float64``, or ``float32`` as pytrec_eval). ``dialect`` (``"lightgbm"``, ``"ranx@0.3"``, see
+    ``rankwise.dialects``) makes each measure name mean what that library computes: it fills in every
+    parameter and policy not given explicitly.
 
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
-    policies = Policies(ties=ties, queries=queries, depth=depth, rel_level=rel_level)
+    chosen = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    policies = resolve_policies(chosen, ties=ties, queries=queries, depth=depth, rel_level=rel_level, scores=scores)
     pairs = resolve_measures(measures)
+    if chosen is not None:
+        pairs = [(key, chosen.bind(measure, policies.rel_level)) for key, measure in pairs]
     qrels_table = load_qrels(qrels, qrels_columns)
     run_table = load_run(run, run_columns)
     aligned = align(qrels_table, run_table, policies)
@@ -178,4 +194,5 @@ def evaluate(
         accounting=aligned.accounting,
         policies=policies,
         run_name=run_table.run_name,
+        dialect=chosen.key if chosen else None,
     )

@@ -37,6 +37,27 @@ def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return a.per_query_sum(relevant.astype(np.float64), None if cut is None else cut)
 
 
+def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """R per query: judged documents with grade >= rel, or with ``universe=retrieved`` only those ranked."""
+    if _param(m, "universe") == "retrieved":
+        return a.per_query_sum(a.relevant(rel).astype(np.float64))
+    return a.num_relevant(rel)
+
+
+def _param(m: Measure, name: str) -> object:
+    return m.get(name) if any(p.name == name for p in m.spec.params) else None
+
+
+def apply_empty_policy(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> np.ndarray:
+    """Per ``empty``: a query without relevant documents (R = 0) scores 0 (as computed), 1, or is skipped (NaN)."""
+    policy = _param(m, "empty")
+    if policy is None or policy == "zero":
+        return values
+    out = values.copy()
+    out[relevant_count(a, m, rel) == 0] = 1.0 if policy == "one" else np.nan
+    return out
+
+
 def _first_hit_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Rank of the first relevant document within the cutoff per query; 0 when there is none."""
     mask = a.relevant(rel)
@@ -61,7 +82,7 @@ def precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """R@k = H_k / R, 0 when R = 0."""
-    return _divide(_hits(a, m, rel), a.num_relevant(rel))
+    return _divide(_hits(a, m, rel), relevant_count(a, m, rel))
 
 
 def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -73,7 +94,7 @@ def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """F1@k = 2PR / (P + R), 0 when P + R = 0; without a cutoff P = H / |L|."""
     hits = _hits(a, m, rel)
     p = hits / float(m.cutoff) if m.cutoff is not None else _divide(hits, a.num_retrieved())
-    r = _divide(hits, a.num_relevant(rel))
+    r = _divide(hits, relevant_count(a, m, rel))
     return _divide(2.0 * p * r, p + r)
 
 
@@ -103,9 +124,9 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     denom = m.get("denom")
     k = float(m.cutoff) if m.cutoff is not None else a.num_retrieved()
     if denom == "R":
-        d = a.num_relevant(rel)
+        d = relevant_count(a, m, rel)
     elif denom == "min_k_R":
-        d = np.minimum(k, a.num_relevant(rel))
+        d = np.minimum(k, relevant_count(a, m, rel))
     elif denom == "k":
         d = np.broadcast_to(k, (a.num_queries,)).astype(np.float64)
     else:
@@ -141,10 +162,15 @@ def dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """IDCG@k: DCG of all judged documents with positive gain, sorted by gain (trec_eval m_ndcg.c)."""
-    gains = _gains(a.qrel_grade, m, rel)
+    """IDCG@k: DCG of the positive gains sorted descending — of all judged documents (trec_eval m_ndcg.c),
+    or with ``universe=retrieved`` of the ranked documents only (scikit-learn, torchmetrics, LightGBM)."""
+    if _param(m, "universe") == "retrieved":
+        q, grades = a.qidx, a.grade
+    else:
+        q, grades = a.qrel_qidx, a.qrel_grade
+    gains = _gains(grades, m, rel)
     positive = gains > 0
-    q, g = a.qrel_qidx[positive], gains[positive]
+    q, g = q[positive], gains[positive]
     order = np.lexsort((-g, q))
     q, g = q[order], g[order]
     starts = np.searchsorted(q, np.arange(a.num_queries))
@@ -163,7 +189,7 @@ def ndcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def r_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Rprec = H_R / R (0 when R = 0)."""
-    big_r = a.num_relevant(rel)
+    big_r = relevant_count(a, m, rel)
     within_r = a.rank <= big_r[a.qidx]
     return _divide(a.per_query_sum(a.relevant(rel).astype(np.float64), within_r), big_r)
 

@@ -33,6 +33,15 @@ class QuerySet(str, Enum):
     """Every query of the run: a query without judgments has no relevant documents (scores 0)."""
 
 
+class ScorePrecision(str, Enum):
+    """Precision at which run scores are compared."""
+
+    FLOAT64 = "float64"
+    """Scores as read (the default)."""
+    FLOAT32 = "float32"
+    """Scores rounded to float32 first, so scores closer than float32 precision tie (pytrec_eval)."""
+
+
 TIE_DOCS = {
     TiePolicy.DOCNO_DESC: "equal scores: doc id descending (trec_eval)",
     TiePolicy.DOCNO_ASC: "equal scores: doc id ascending",
@@ -61,14 +70,17 @@ class Policies:
     - ``queries``: :class:`QuerySet` (default ``intersection``).
     - ``depth``: keep only the top ``depth`` documents of each ranking after sorting (trec_eval ``-M``).
     - ``rel_level``: default relevance threshold of every measure whose ``rel`` is not given (trec_eval ``-l``).
+    - ``scores``: :class:`ScorePrecision` (default ``float64``).
     """
 
     ties: TiePolicy = TiePolicy.DOCNO_DESC
     queries: QuerySet = QuerySet.INTERSECTION
     depth: int | None = None
     rel_level: int = 1
+    scores: ScorePrecision = ScorePrecision.FLOAT64
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "scores", _enum(ScorePrecision, self.scores, "score precision"))
         object.__setattr__(self, "ties", _enum(TiePolicy, self.ties, "tie policy"))
         object.__setattr__(self, "queries", _enum(QuerySet, self.queries, "query set"))
         if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):

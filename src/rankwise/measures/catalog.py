@@ -55,6 +55,28 @@ GAIN = Param(
     },
 )
 
+UNIVERSE = Param(
+    "universe",
+    "choice",
+    "which documents R and the ideal ranking count",
+    default="judged",
+    choices={
+        "judged": "every judged document, retrieved or not (trec_eval, ranx)",
+        "retrieved": "only documents in the ranking (libraries that see only scored items: scikit-learn, "
+        "torchmetrics, LightGBM, XGBoost)",
+    },
+)
+EMPTY = Param(
+    "empty",
+    "choice",
+    "what a query without relevant documents (R = 0) scores",
+    default="zero",
+    choices={
+        "zero": "0 (trec_eval, ranx, scikit-learn)",
+        "one": "1 (LightGBM, XGBoost ndcg/map)",
+        "skip": "undefined: left out of the mean and counted (rs_metrics' NaN, torchmetrics 'skip')",
+    },
+)
 RECALL_ROUNDING = Param(
     "round",
     "choice",
@@ -72,7 +94,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Precision: share of the top k that is relevant",
         "P@k = H_k / k   (k counts even when fewer than k documents were retrieved)",
         TREC_EVAL_REF + " m_P.c (P_k)",
-        params=(REL,),
+        params=(REL, EMPTY),
         aliases=("Precision",),
         cutoff_required=True,
     ),
@@ -81,7 +103,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Recall: share of the relevant documents found in the top k",
         "R@k = H_k / R   (0 when R = 0)",
         TREC_EVAL_REF + " m_recall.c (recall_k)",
-        params=(REL,),
+        params=(REL, UNIVERSE, EMPTY),
         aliases=("Recall",),
     ),
     MeasureSpec(
@@ -89,7 +111,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Hit rate (success): 1 if any relevant document is in the top k",
         "HitRate@k = 1 if H_k > 0 else 0",
         TREC_EVAL_REF + " m_success.c (success_k)",
-        params=(REL,),
+        params=(REL, EMPTY),
         aliases=("Success",),
     ),
     MeasureSpec(
@@ -97,14 +119,14 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "F1: harmonic mean of P@k and R@k",
         "F1@k = 2 · P@k · R@k / (P@k + R@k)   (0 when both are 0)",
         "van Rijsbergen (1979); trec_eval m_set_F.c for the uncut form",
-        params=(REL,),
+        params=(REL, UNIVERSE, EMPTY),
     ),
     MeasureSpec(
         "RR",
         "Reciprocal rank of the first relevant document",
         "RR@k = 1 / min{i ≤ k : h_i = 1}   (0 when no relevant document is in the top k)",
         TREC_EVAL_REF + " m_recip_rank.c (recip_rank); MRR is its mean over queries",
-        params=(REL,),
+        params=(REL, EMPTY),
         aliases=("MRR", "RecipRank"),
     ),
     MeasureSpec(
@@ -113,7 +135,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "AP@k = (Σ_{i≤k, h_i=1} P@i) / D   where D is set by denom: R (default), min(k, R), k, or H_k;\n"
         "0 when D = 0. MAP is its mean over queries",
         TREC_EVAL_REF + " m_map.c (map) and m_map_cut.c (map_cut_k, also ÷ R)",
-        params=(REL, AP_DENOM),
+        params=(REL, AP_DENOM, UNIVERSE, EMPTY),
         aliases=("MAP",),
     ),
     MeasureSpec(
@@ -121,7 +143,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Geometric mean of average precision over queries",
         "GMAP = exp(mean_q log(max(AP_q, 1e-5)))   (per-query values are AP)",
         TREC_EVAL_REF + " m_gm_map.c (gm_map)",
-        params=(REL, AP_DENOM),
+        params=(REL, AP_DENOM, UNIVERSE),
         aliases=("gmAP",),
         cutoff=None,
         aggregate="gmean",
@@ -139,7 +161,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG@k of all judged documents sorted by gain\n"
         "(not limited to the retrieved ones); 0 when IDCG = 0",
         TREC_EVAL_REF + " m_ndcg.c (ndcg) and m_ndcg_cut.c (ndcg_cut_k)",
-        params=(REL_FIXED, GAIN),
+        params=(REL_FIXED, GAIN, UNIVERSE, EMPTY),
         aliases=("NDCG",),
     ),
     MeasureSpec(
@@ -147,7 +169,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "R-precision: precision at rank R",
         "Rprec = H_R / R   (0 when R = 0)",
         TREC_EVAL_REF + " m_Rprec.c",
-        params=(REL,),
+        params=(REL, UNIVERSE, EMPTY),
         aliases=("RPrec", "R-Precision"),
         cutoff=None,
     ),

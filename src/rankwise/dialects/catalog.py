@@ -1,0 +1,63 @@
+"""The dialect catalog: each library's conventions as data, with the source each binding follows.
+
+To add a dialect: append a :class:`Dialect` here and a test in ``tests/test_dialects.py`` that fails if its
+binding changes (against the real library where it installs, else hand-computed from its source).
+"""
+
+from __future__ import annotations
+
+from .spec import REL_LEVEL, Dialect
+
+DIALECTS: tuple[Dialect, ...] = (
+    Dialect(
+        "trec_eval",
+        ("10",),
+        "10",
+        "NIST trec_eval: rankwise's defaults",
+        "usnistgov/trec_eval v10: m_*.c, form_res_rels.c (ties: docno descending)",
+        "tests/test_trec_eval_differential.py (via pytrec_eval, float32-representable scores)",
+    ),
+    Dialect(
+        "pytrec_eval",
+        ("0.5",),
+        "pytrec-eval-terrier 0.5",
+        "trec_eval 9 inside Python: scores stored as float32, old recall rounding for iprec_at_recall",
+        "cvangysel/pytrec_eval src/pytrec_eval.cpp (float scores), trec_eval 9 m_iprec_at_recall.c",
+        "tests/test_dialects.py against pytrec-eval-terrier with scores that tie only in float32",
+        policies={"scores": "float32"},
+        bindings={"IPrec": {"round": "v9"}},
+    ),
+    Dialect(
+        "ir_measures",
+        ("0.3",),
+        "0.3",
+        "ir_measures: trec_eval measures through its pytrec_eval provider",
+        "terrierteam/ir_measures ir_measures/providers/pytrec_eval_provider.py",
+        "tests/test_dialects.py (binding pinned; provider is pytrec_eval)",
+        policies={"scores": "float32"},
+        bindings={"IPrec": {"round": "v9"}},
+    ),
+    Dialect(
+        "ranx",
+        ("0.3",),
+        "0.3",
+        "ranx: -l also removes judgments below the level before nDCG; query sets made comparable",
+        "AmenRa/ranx ranx/metrics/ndcg.py, ranx/meta/evaluate.py (make_comparable)",
+        "tests/test_dialects.py against ranx on tie-free runs (ranx orders tied scores by an unstable sort)",
+        policies={"queries": "qrels"},
+        bindings={"nDCG": {"rel": REL_LEVEL}, "DCG": {"rel": REL_LEVEL}},
+    ),
+    Dialect(
+        "lightgbm",
+        ("4",),
+        "4.x",
+        "LightGBM ndcg@k / map@k: 2^l-1 gains, only the query's rows exist, a query without relevant rows scores 1",
+        "microsoft/LightGBM src/metric/rank_metric.hpp, src/metric/dcg_calculator.cpp, src/metric/map_metric.hpp",
+        "tests/test_dialects.py against lightgbm's own ndcg and map metrics (Booster.eval_train on init scores)",
+        policies={"ties": "input_order", "queries": "intersection"},
+        bindings={
+            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
+        },
+    ),
+)

@@ -1,0 +1,63 @@
+"""What a dialect is: a named, versioned binding of measure parameters and evaluation policies.
+
+A dialect is data, not a code path. Under a dialect, a rankwise measure name means what that library's
+function of the same role computes: the dialect fills in every parameter the user did not give
+(``AP@10`` under ``lightgbm`` becomes ``AP(denom=min_k_R,universe=retrieved,empty=one)@10``) and supplies
+default policies (tie order, query set, score precision). Explicit parameters and policies always win.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from ..measures.spec import Measure, ParamValue
+
+
+class _RelLevel:
+    """Binding value meaning "the evaluation's rel_level" (for libraries whose -l applies to nDCG too)."""
+
+    def __repr__(self) -> str:
+        return "REL_LEVEL"
+
+
+REL_LEVEL = _RelLevel()
+Binding = Mapping[str, "ParamValue | _RelLevel"]
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """One library's conventions at one version range.
+
+    - ``versions``: the library versions this binding covers, newest first (e.g. ``("1.2", "1.3")``);
+      ``label`` says it in words (``">= 1.2"``).
+    - ``policies``: default evaluation policies (``ties``, ``queries``, ``scores``).
+    - ``bindings``: family name → parameter values; families without a binding keep rankwise's defaults.
+    - ``source``: the files of the library this binding follows; ``verified``: how the tests prove it.
+    - ``known_bugs``: library bugs reproduced only inside this dialect (shown by ``explain``).
+    """
+
+    name: str
+    versions: tuple[str, ...]
+    label: str
+    summary: str
+    source: str
+    verified: str
+    policies: Mapping[str, str] = field(default_factory=dict)
+    bindings: Mapping[str, Binding] = field(default_factory=dict)
+    known_bugs: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return f"{self.name}@{self.versions[0]}"
+
+    def bind(self, measure: Measure, rel_level: int) -> Measure:
+        """``measure`` with this dialect's values for every parameter not given explicitly."""
+        binding = self.bindings.get(measure.name, {})
+        given = {k for k, _ in measure.params}
+        extra = [
+            (name, rel_level if value is REL_LEVEL else value) for name, value in binding.items() if name not in given
+        ]
+        if not extra:
+            return measure
+        return Measure(measure.name, cutoff=measure.cutoff, params=(*measure.params, *extra))
