@@ -9,6 +9,8 @@ reference implementation, and is computed on flat arrays.
 0.5
 """
 
+from .dialects import get_dialect
+from .dialects.compare import compare_dialects
 from .errors import InputError, MeasureError, RankwiseError
 from .evaluate import EvaluationResult, evaluate
 from .io import load_qrels, load_run
@@ -26,7 +28,9 @@ __all__ = [
     "QuerySet",
     "RankwiseError",
     "TiePolicy",
+    "compare_dialects",
     "evaluate",
+    "get_dialect",
     "load_qrels",
     "load_run",
     "parse_measure",

@@ -15,7 +15,7 @@ import click
 
 from . import __version__
 from .errors import RankwiseError
-from .policies import Policies, QuerySet, TiePolicy
+from .policies import QuerySet, TiePolicy
 
 FORMAT_CHOICES = ("table", "trec", "json", "csv")
 
@@ -78,9 +78,8 @@ def main() -> None:
 @click.option(
     "--ties",
     type=click.Choice([t.value for t in TiePolicy]),
-    default=TiePolicy.DOCNO_DESC.value,
-    show_default=True,
-    help="Order of documents with equal scores.",
+    default=None,
+    help="Order of documents with equal scores [default: docno_desc, or the dialect's].",
 )
 @click.option(
     "--format",
@@ -89,6 +88,12 @@ def main() -> None:
     default="table",
     show_default=True,
     help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.",
+)
+@click.option(
+    "--dialect",
+    default=None,
+    metavar="NAME[@VERSION]",
+    help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); `rankwise dialects` lists them.",
 )
 @_fail_cleanly
 def evaluate(
@@ -100,8 +105,9 @@ def evaluate(
     all_queries: bool,
     queries: str | None,
     depth: int | None,
-    ties: str,
+    ties: str | None,
     output_format: str,
+    dialect: str | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from . import formats
@@ -109,9 +115,9 @@ def evaluate(
 
     if all_queries and queries not in (None, QuerySet.QRELS.value):
         raise RankwiseError(f"-c contradicts --queries {queries}")
-    chosen = QuerySet.QRELS.value if all_queries else (queries or QuerySet.INTERSECTION.value)
+    chosen = QuerySet.QRELS.value if all_queries else queries
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
-                            rel_level=rel_level)  # fmt: skip
+                            rel_level=rel_level, dialect=dialect)  # fmt: skip
     for note in result.notes():
         click.echo(f"rankwise: note: {note}", err=True)
     if output_format == "trec":
@@ -137,12 +143,33 @@ def list_measures() -> None:
 @main.command()
 @click.argument("measure")
 @click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@click.option(
+    "--dialect", default=None, metavar="NAME[@VERSION]", help="Explain the measure as this library defines it."
+)
 @_fail_cleanly
-def explain(measure: str, rel_level: int) -> None:
+def explain(measure: str, rel_level: int, dialect: str | None) -> None:
     """Print MEASURE's full definition, formula and every parameter value in force."""
     from .explain import explain as text
 
-    click.echo(text(measure, Policies(rel_level=rel_level)), nl=False)
+    click.echo(text(measure, rel_level=rel_level, dialect=dialect), nl=False)
+
+
+@main.command()
+@click.argument("qrels", required=False)
+@click.argument("run", required=False)
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help="Measures to compare (repeatable).")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@_fail_cleanly
+def dialects(qrels: str | None, run: str | None, measures: tuple[str, ...], rel_level: int) -> None:
+    """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
+    from .explain import dialect_table, list_dialects
+
+    if qrels is None or run is None:
+        click.echo(list_dialects(), nl=False)
+        return
+    if not measures:
+        raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
+    click.echo(dialect_table(qrels, run, list(measures), rel_level), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

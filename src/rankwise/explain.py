@@ -56,6 +56,57 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def explain(text: str, policies: Policies | None = None) -> str:
-    """Explain every measure a string names (``nDCG@10``, ``P.5,10``)."""
-    return "\n".join(explain_measure(m, policies) for _, m in parse_measures(text))
+def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
+    """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given."""
+    from .dialects import get_dialect
+    from .evaluate import resolve_policies
+
+    chosen = get_dialect(dialect) if dialect else None
+    policies = resolve_policies(chosen, rel_level=rel_level)
+    parts = []
+    for _, measure in parse_measures(text):
+        bound = chosen.bind(measure, rel_level) if chosen else measure
+        part = explain_measure(bound, policies)
+        if chosen:
+            part += f"Dialect: {chosen.key} ({chosen.label}) — {chosen.summary}\nFollows: {chosen.source}\n"
+            part += "".join(f"Known library bug (reproduced here only): {bug}\n" for bug in chosen.known_bugs)
+        parts.append(part)
+    return "\n".join(parts)
+
+
+def list_dialects() -> str:
+    """Every dialect binding: name@version, versions covered, summary, source, and how it is proven."""
+    from .dialects import DIALECTS
+
+    lines = []
+    for d in DIALECTS:
+        lines += [
+            f"{d.key:<18} {d.label}: {d.summary}",
+            f"{'':<18} follows {d.source}",
+            f"{'':<18} proven: {d.verified}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int) -> str:
+    """The spread of one run over every dialect as a terminal table (rich)."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from .dialects.compare import compare_dialects
+
+    comparison = compare_dialects(qrels, run, measures, rel_level=rel_level)
+    table = Table()
+    table.add_column("group", justify="right")
+    table.add_column("dialect", style="bold")
+    for key in comparison.keys:
+        table.add_column(key, justify="right")
+    table.add_column("why it differs from trec_eval")
+    for row in sorted(comparison.rows, key=lambda r: r.group):
+        cells = ["–" if v != v else f"{v:.4f}" for v in (row.values[k] for k in comparison.keys)]
+        table.add_row(str(row.group), row.dialect, *cells, "; ".join(row.reasons) or "–")
+    buffer = io.StringIO()
+    Console(file=buffer, width=160, color_system=None).print(table)
+    return buffer.getvalue()

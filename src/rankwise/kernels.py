@@ -210,6 +210,8 @@ def bpref(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     r_row = big_r[a.qidx]
     penalty = _divide(np.minimum(nonrel_above, r_row), np.minimum(judged_nonrel, big_r)[a.qidx])
     terms = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
+    if m.get("no_nonrel") == "undefined":  # ranx has no special case: with N = 0 it divides 0 by 0
+        terms[(judged_nonrel[a.qidx] == 0) & relevant] = np.nan
     return _divide(a.per_query_sum(terms, relevant), big_r)
 
 
@@ -312,8 +314,8 @@ def num_rel(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def num_rel_ret(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Relevant documents retrieved per query."""
-    return a.per_query_sum(a.relevant(rel).astype(np.float64))
+    """Relevant documents retrieved (in the top k) per query."""
+    return _hits(a, m, rel)
 
 
 KERNELS: dict[str, Kernel] = {

@@ -77,6 +77,16 @@ EMPTY = Param(
         "skip": "undefined: left out of the mean and counted (rs_metrics' NaN, torchmetrics 'skip')",
     },
 )
+BPREF_NO_NONREL = Param(
+    "no_nonrel",
+    "choice",
+    "what a retrieved relevant document scores when the query has no judged non-relevant document (N = 0)",
+    default="one",
+    choices={
+        "one": "1: nothing ranks above it (trec_eval's special case)",
+        "undefined": "0/0: the query is undefined, left out of the mean and counted (ranx, whose mean becomes NaN)",
+    },
+)
 RECALL_ROUNDING = Param(
     "round",
     "choice",
@@ -180,7 +190,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "non-relevant documents (0 ≤ g < rel) ranked above d and N = all judged non-relevant documents;\n"
         "a term is 1 when n_d = 0. Unjudged documents and negative grades are skipped",
         "Buckley & Voorhees, SIGIR 2004; " + TREC_EVAL_REF + " m_bpref.c",
-        params=(REL,),
+        params=(REL, BPREF_NO_NONREL),
         aliases=("Bpref", "BPref"),
         cutoff=None,
     ),
@@ -244,11 +254,10 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     ),
     MeasureSpec(
         "NumRelRet",
-        "Number of relevant documents retrieved",
-        "NumRelRet = H_|L|; summed",
-        TREC_EVAL_REF + " m_num_rel_ret.c",
+        "Number of relevant documents retrieved (in the top k)",
+        "NumRelRet@k = H_k; summed",
+        TREC_EVAL_REF + " m_num_rel_ret.c; ranx hits@k",
         params=(REL,),
-        cutoff=None,
         aggregate="sum",
         is_count=True,
     ),
