@@ -1,0 +1,210 @@
+"""Dialects: resolution, binding, comparison, and each dialect proven against its library (or pinned by hand)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import rankwise
+from rankwise import RankwiseError, compare_dialects, get_dialect, parse_measure
+from rankwise.cli import main
+from rankwise.dialects import DIALECTS, dialect_names
+
+
+def close(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------ resolution
+def test_names_and_versions_resolve() -> None:
+    assert get_dialect("lightgbm").key == "lightgbm@4"
+    assert get_dialect("LightGBM@4").key == "lightgbm@4"
+    assert get_dialect("ranx@0.3").key == "ranx@0.3"
+    with pytest.raises(RankwiseError, match="has no binding for version 3"):
+        get_dialect("lightgbm@3")
+    with pytest.raises(RankwiseError, match="unknown dialect 'lightgbn'; did you mean lightgbm"):
+        get_dialect("lightgbn")
+    assert set(dialect_names()) >= {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "lightgbm"}
+    # version prefixes compare by components: "0" covers 0.3, "0.30" does not
+    assert get_dialect("ranx@0").key == "ranx@0.3"
+    with pytest.raises(RankwiseError):
+        get_dialect("ranx@0.30")
+
+
+def test_binding_fills_only_what_the_user_left_out() -> None:
+    lightgbm = get_dialect("lightgbm")
+    assert str(lightgbm.bind(parse_measure("AP@10"), 1)) == "AP(denom=min_k_R,universe=retrieved,empty=one)@10"
+    assert str(lightgbm.bind(parse_measure("AP(denom=R)@10"), 1)) == "AP(denom=R,universe=retrieved,empty=one)@10"
+    assert lightgbm.bind(parse_measure("RR"), 1) == parse_measure("RR")  # no binding: rankwise's definition
+    ranx = get_dialect("ranx")
+    assert str(ranx.bind(parse_measure("nDCG@5"), 2)) == "nDCG(rel=2)@5"  # ranx's -l applies to nDCG
+
+
+def test_explicit_policies_beat_the_dialect() -> None:
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"b": 1.0, "a": 1.0}}  # tied; input order puts b first, docno_desc puts b first too
+    assert rankwise.evaluate(qrels, run, "P@1", dialect="lightgbm").policies.ties.value == "input_order"
+    result = rankwise.evaluate(qrels, run, "P@1", dialect="lightgbm", ties="docno_asc")
+    assert result.policies.ties.value == "docno_asc"
+    assert result.aggregate["P@1"] == 1.0  # a before b
+
+
+# ------------------------------------------------------------------------------------------ pinned by hand
+def test_pytrec_eval_and_ir_measures_compare_scores_in_float32() -> None:
+    # 1.0 and 1.0 + 1e-9 are equal in float32: the tie goes to the larger doc id ("b"), which is not relevant.
+    qrels = {"q": {"a": 1, "b": 0}}
+    run = {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
+    assert rankwise.evaluate(qrels, run, "P@1").aggregate["P@1"] == 1.0
+    for name in ("pytrec_eval", "ir_measures"):
+        assert rankwise.evaluate(qrels, run, "P@1", dialect=name).aggregate["P@1"] == 0.0
+        # and they use trec_eval 9's rounding for interpolated precision: c = floor(0.3·2 + 0.9) = 1
+        bound = get_dialect(name).bind(parse_measure("IPrec@0.3"), 1)
+        assert str(bound) == "IPrec(round=v9)@0.3"
+
+
+def test_lightgbm_binding_by_hand() -> None:
+    # q1: ranking (input order on the tie) a(2), b(0), c(1) -> exp2 gains 3, 0, 1.
+    #   DCG@2 = 3/1 + 0 = 3; ideal over the ranked rows: 3, 1 -> 3 + 1/log2(3). AP@2 = (1/1) / min(2, R=2) = 0.5.
+    # q2: no relevant row -> both 1 (LightGBM's convention).
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1, "z": 3}, "q2": {"x": 0}}
+    run = {"q1": {"a": 0.9, "b": 0.5, "c": 0.5}, "q2": {"x": 0.1}}
+    result = rankwise.evaluate(qrels, run, ["nDCG@2", "AP@2"], dialect="lightgbm")
+    assert result.per_query["q1"]["nDCG@2"] == pytest.approx(3 / (3 + 1 / math.log2(3)), abs=1e-12)
+    assert result.per_query["q1"]["AP@2"] == pytest.approx(0.5, abs=1e-12)
+    assert result.per_query["q2"] == {"nDCG@2": 1.0, "AP@2": 1.0}
+
+
+def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
+    qrels = {"q1": {"a": 1, "b": 1}, "q2": {"a": 1, "b": 0}}
+    run = {"q1": {"a": 1.0}, "q2": {"b": 2.0, "a": 1.0}}
+    trec = rankwise.evaluate(qrels, run, "bpref")
+    ranx = rankwise.evaluate(qrels, run, "bpref", dialect="ranx")
+    assert trec.per_query["q1"]["bpref"] == 0.5  # (1 term of 1) / R = 2
+    assert math.isnan(ranx.per_query["q1"]["bpref"])  # 0/0 in ranx
+    assert ranx.per_query["q2"]["bpref"] == trec.per_query["q2"]["bpref"] == 0.0
+    assert ranx.undefined["bpref"] == 1
+    assert "bpref: undefined for 1 of 2 queries" in " ".join(ranx.notes())
+
+
+def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
+    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "lightgbm"}
+    assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
+    assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
+
+
+# ------------------------------------------------------------------------------------------ comparison
+def test_compare_dialects_groups_equal_values_with_reasons() -> None:
+    qrels = {"q1": {"a": 2, "b": 0, "c": 1}, "q2": {"x": 1, "y": 1}}
+    run = {"q1": {"b": 3.0, "a": 2.0, "d": 1.0}, "q2": {"x": 1.0}}
+    comparison = compare_dialects(qrels, run, ["AP@2", "nDCG@2"])
+    groups = {row.dialect.split("@")[0]: row.group for row in comparison.rows}
+    assert groups["trec_eval"] == groups["pytrec_eval"] == groups["ir_measures"] == groups["ranx"]
+    assert groups["lightgbm"] != groups["trec_eval"]
+    lightgbm = next(r for r in comparison.rows if r.dialect.startswith("lightgbm"))
+    assert "AP: denom=min_k_R (min(k, R))" in lightgbm.reasons
+    assert "ties=input_order" in lightgbm.reasons
+    trec = next(r for r in comparison.rows if r.dialect.startswith("trec_eval"))
+    assert trec.reasons == ()
+    # q1 AP@2 under trec_eval: a (relevant) at rank 2 -> (1/2) / R=2 = 0.25; q2: (1/1) / 2 = 0.5 -> 0.375
+    assert trec.values["AP@2"] == pytest.approx(0.375, abs=1e-12)
+
+
+def test_cli_dialects_and_dialect_option(tmp_path) -> None:
+    q, r = tmp_path / "q", tmp_path / "r"
+    q.write_text("q1 0 a 2\nq1 0 b 0\nq2 0 x 0\n")
+    r.write_text("q1 Q0 b 1 0.5 t\nq1 Q0 a 2 0.4 t\nq2 Q0 x 1 0.3 t\n")
+    runner = CliRunner()
+    listing = runner.invoke(main, ["dialects"])
+    assert listing.exit_code == 0 and "lightgbm@4" in listing.stdout
+    table = runner.invoke(main, ["dialects", str(q), str(r), "-m", "nDCG@2"])
+    assert table.exit_code == 0 and "lightgbm@4" in table.stdout and "gain=exp2" in table.stdout
+    out = runner.invoke(main, ["evaluate", str(q), str(r), "-m", "nDCG@2", "--dialect", "lightgbm", "--format", "csv"])
+    # q1: a (gain 3) at rank 2 -> 3/log2(3) over ideal 3 -> 1/log2(3); q2 has no relevant row -> 1.
+    last = out.stdout.splitlines()[-1].split(",")
+    assert last[:2] == ["all", "nDCG@2"] and float(last[2]) == pytest.approx((1 / math.log2(3) + 1.0) / 2, abs=1e-12)
+    bad = runner.invoke(main, ["evaluate", str(q), str(r), "--dialect", "nope"])
+    assert bad.exit_code == 2 and bad.stderr.startswith("rankwise: error: unknown dialect 'nope'")
+    explained = runner.invoke(main, ["explain", "AP@10", "--dialect", "lightgbm"])
+    assert "denom = min_k_R" in explained.stdout and "Dialect: lightgbm@4" in explained.stdout
+
+
+# ------------------------------------------------------------------------------------------ real libraries
+def _random_groups(seed: int) -> list[tuple[str, str, int, float]]:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q, size in enumerate(rng.integers(1, 12, rng.integers(1, 6))):
+        for d in range(size):
+            rows.append((f"q{q}", f"d{d}", int(rng.choice([0, 0, 1, 2, 3, 4])), float(rng.integers(0, 4))))
+    return rows
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_lightgbm_dialect_equals_lightgbm(seed: int) -> None:
+    lgb = pytest.importorskip("lightgbm")
+    rows = _random_groups(seed)
+    groups = np.unique([r[0] for r in rows], return_counts=True)[1]
+    labels = np.array([r[2] for r in rows])
+    scores = np.array([r[3] for r in rows])  # heavy ties: LightGBM keeps the rows' order
+    data = lgb.Dataset(np.zeros((len(rows), 1)), label=labels, group=groups, init_score=scores,
+                       params={"verbosity": -1})  # fmt: skip
+    cutoffs = [1, 3, 5, 10]
+    params = {"objective": "lambdarank", "metric": ["ndcg", "map"], "eval_at": cutoffs, "verbosity": -1}
+    booster = lgb.Booster(params=params, train_set=data)  # no trees: metrics of the initial scores
+    reference = {e.metric_name: e.metric_value for e in booster.eval_train()}
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q, d, label, score in rows:
+        qrels.setdefault(q, {})[d] = label
+        run.setdefault(q, {})[d] = score
+    measures = [f"nDCG@{k}" for k in cutoffs] + [f"AP@{k}" for k in cutoffs]
+    ours = rankwise.evaluate(qrels, run, measures, dialect="lightgbm").aggregate
+    for k in cutoffs:
+        assert close(ours[f"nDCG@{k}"], reference[f"ndcg@{k}"])
+        assert close(ours[f"AP@{k}"], reference[f"map@{k}"])
+
+
+RANX_METRICS = {
+    "ndcg@5": "nDCG@5", "ndcg": "nDCG", "ndcg_burges@10": "nDCG(gain=exp2)@10", "dcg@5": "DCG@5",
+    "map@5": "AP@5", "map": "AP", "precision@5": "P@5", "recall@5": "R@5", "f1@5": "F1@5", "mrr": "RR",
+    "mrr@3": "RR@3", "hit_rate@5": "HitRate@5", "hits@5": "NumRelRet@5", "r-precision": "Rprec", "bpref": "bpref",
+}  # fmt: skip
+
+
+def _ranx_case(seed: int) -> tuple[dict, dict]:
+    rng = np.random.default_rng(seed)
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q in range(rng.integers(1, 5)):
+        docs = [f"d{i}" for i in range(rng.integers(2, 20))]
+        qrels[f"q{q}"] = {d: int(rng.choice([0, 1, 1, 2, 3])) for d in docs if rng.random() < 0.6}
+        qrels[f"q{q}"][docs[0]] = max(1, qrels[f"q{q}"].get(docs[0], 1))
+        if q == 0 or rng.random() < 0.85:
+            chosen = rng.choice(docs, rng.integers(1, len(docs) + 1), replace=False)
+            run[f"q{q}"] = {str(d): float(s) for d, s in zip(chosen, rng.permutation(len(chosen)) + 1.0)}
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("level", [1, 2])
+def test_ranx_dialect_equals_ranx(seed: int, level: int) -> None:
+    """Tie-free runs (ranx orders tied scores with an unstable sort); missing queries made comparable."""
+    ranx = pytest.importorskip("ranx")
+    qrels, run = _ranx_case(seed)
+    suffix = "" if level == 1 else f"-l{level}"
+    ours = rankwise.evaluate(qrels, run, list(RANX_METRICS.values()), dialect="ranx", rel_level=level)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for metric, name in RANX_METRICS.items():
+            if metric == "bpref":  # ranx 0.3.21 returns 0 for every query here when queries are made comparable
+                continue
+            theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metric + suffix, make_comparable=True,
+                                   return_mean=False)  # fmt: skip
+            for qid, value in zip(ranx.Qrels(qrels).keys(), theirs):
+                assert close(ours.per_query[qid][name], float(value)), (metric, qid)
+        for qid in run:  # bpref one query at a time
+            theirs = ranx.evaluate(ranx.Qrels({qid: qrels[qid]}), ranx.Run({qid: run[qid]}), "bpref" + suffix)
+            assert close(ours.per_query[qid]["bpref"], float(theirs)), ("bpref", qid)
