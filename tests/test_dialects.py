@@ -91,7 +91,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
-    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "lightgbm"}
+    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "lightgbm"}
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
 
@@ -208,3 +208,30 @@ def test_ranx_dialect_equals_ranx(seed: int, level: int) -> None:
         for qid in run:  # bpref one query at a time
             theirs = ranx.evaluate(ranx.Qrels({qid: qrels[qid]}), ranx.Run({qid: run[qid]}), "bpref" + suffix)
             assert close(ours.per_query[qid]["bpref"], float(theirs)), ("bpref", qid)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_sklearn_dialect_equals_sklearn(seed: int) -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(seed)
+    n_queries, n_items = int(rng.integers(1, 6)), int(rng.integers(2, 15))
+    y_true = rng.choice([0, 0, 1, 2, 3], size=(n_queries, n_items))
+    y_score = rng.integers(0, 4, size=(n_queries, n_items)).astype(float)  # heavy ties
+    qrels = {f"q{i}": {f"d{j}": int(y_true[i, j]) for j in range(n_items)} for i in range(n_queries)}
+    run = {f"q{i}": {f"d{j}": float(y_score[i, j]) for j in range(n_items)} for i in range(n_queries)}
+    for k in (1, 3, 5, None):
+        cut = "" if k is None else f"@{k}"
+        ours = rankwise.evaluate(qrels, run, [f"nDCG{cut}", f"DCG{cut}"], dialect="sklearn")
+        assert close(ours.aggregate[f"nDCG{cut}"], metrics.ndcg_score(y_true, y_score, k=k))
+        for i in range(n_queries):
+            theirs = metrics.dcg_score(y_true[i : i + 1], y_score[i : i + 1], k=k)
+            assert close(ours.per_query[f"q{i}"][f"DCG{cut}"], theirs)
+
+
+def test_tie_average_refuses_nonlinear_measures() -> None:
+    with pytest.raises(rankwise.MeasureError, match="ties=average is defined only for"):
+        rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["RR"], dialect="sklearn")
+    # P@1 over a tie of one relevant and one non-relevant document is its expectation, 1/2
+    assert rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, "P@1", ties="average").aggregate[
+        "P@1"
+    ] == pytest.approx(0.5)

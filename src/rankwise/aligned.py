@@ -51,6 +51,8 @@ class Aligned:
     qrel_qidx: np.ndarray
     qrel_grade: np.ndarray
     accounting: QueryAccounting
+    tie_group: np.ndarray | None = None
+    """With ``ties=average``: id of each row's group of equal scores (rows of a group are adjacent)."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -62,6 +64,15 @@ class Aligned:
         qidx = self.qidx if mask is None else self.qidx[mask]
         weights = values if mask is None else values[mask]
         return np.bincount(qidx, weights=weights, minlength=self.num_queries).astype(np.float64)
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Each row's value replaced by the mean over its tie group (identity unless ``ties=average``).
+
+        Summed over ranks, this is the expectation over all orders of the tied documents."""
+        if self.tie_group is None:
+            return values
+        counts = np.bincount(self.tie_group)
+        return (np.bincount(self.tie_group, weights=values) / counts)[self.tie_group]
 
     def relevant(self, rel: int) -> np.ndarray:
         """Bool per run row: judged grade >= rel."""
@@ -107,7 +118,7 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
         order = keys.with_row_index("i").sort(["q", "s"], descending=[False, True], maintain_order=True)
         order = order.get_column("i").to_numpy().astype(np.int64)
     if ties is TiePolicy.INPUT_ORDER:
-        return order
+        return order  # (``average`` orders ties by doc id too, for a deterministic layout)
     q, s = qidx[order], score[order]
     tied_with_next = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
     if not tied_with_next.any():
@@ -118,7 +129,7 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     group = np.cumsum(np.concatenate(([True], ~tied_with_next)))
     rows = np.flatnonzero(in_group)
     tied = pl.DataFrame({"g": group[rows], "doc": doc_ids.gather(order[rows]), "pos": np.arange(len(rows))})
-    within = tied.sort(["g", "doc"], descending=[False, ties is TiePolicy.DOCNO_DESC]).get_column("pos").to_numpy()
+    within = tied.sort(["g", "doc"], descending=[False, ties is not TiePolicy.DOCNO_ASC]).get_column("pos").to_numpy()
     order[rows] = order[rows][within]
     return order
 
@@ -169,6 +180,11 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         truncated = int(len(keep) - keep.sum())
         qidx, rank, score, grade = qidx[keep], rank[keep], score[keep], grade[keep]
         np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    tie_group = None
+    if policies.ties is TiePolicy.AVERAGE:
+        new_group = np.ones(len(qidx), dtype=bool)
+        new_group[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
+        tie_group = np.cumsum(new_group) - 1
     judged = qrels.frame.select(query_index, VALUE).drop_nulls("qidx")
     qrel_qidx = judged.get_column("qidx").to_numpy().astype(np.int64)
     by_query = np.argsort(qrel_qidx, kind="stable")
@@ -191,4 +207,5 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         qrel_qidx=qrel_qidx[by_query],
         qrel_grade=judged.get_column(VALUE).to_numpy().astype(np.int64)[by_query],
         accounting=accounting,
+        tie_group=tie_group,
     )

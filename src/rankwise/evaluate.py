@@ -129,7 +129,12 @@ def compute(aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Polici
     """Per-query values, one row per measure; each distinct measure is computed once."""
     values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
     done: dict[tuple[Measure, int], np.ndarray] = {}
-    for i, (_, measure) in enumerate(pairs):
+    for i, (key, measure) in enumerate(pairs):
+        if aligned.tie_group is not None and not measure.spec.tie_average:
+            raise MeasureError(
+                f"{key}: ties=average is defined only for measures linear in per-rank values "
+                "(P, R, DCG, nDCG and counts); choose another tie policy"
+            )
         rel = resolved_rel(measure, policies)
         key = (measure, rel)
         if key not in done:

@@ -32,9 +32,8 @@ def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
 
 def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """H_k per query: relevant documents in the top k (or in the whole ranking)."""
-    relevant = a.relevant(rel)
-    cut = _in_cutoff(a, m)
-    return a.per_query_sum(relevant.astype(np.float64), None if cut is None else cut)
+    relevant = a.tie_mean(a.relevant(rel).astype(np.float64))
+    return a.per_query_sum(relevant, _in_cutoff(a, m))
 
 
 def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -158,7 +157,7 @@ def _discounted(rank: np.ndarray, gains: np.ndarray) -> np.ndarray:
 
 def dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)."""
-    return a.per_query_sum(_discounted(a.rank, _gains(a.grade, m, rel)), _in_cutoff(a, m))
+    return a.per_query_sum(_discounted(a.rank, a.tie_mean(_gains(a.grade, m, rel))), _in_cutoff(a, m))
 
 
 def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:

@@ -20,6 +20,9 @@ class TiePolicy(str, Enum):
     """Doc ids in ascending byte order."""
     INPUT_ORDER = "input_order"
     """The order in which the documents appear in the run (a stable sort)."""
+    AVERAGE = "average"
+    """The average over every order of each group of tied documents (scikit-learn, torchmetrics); defined for
+    measures linear in per-rank values (P, R, DCG, nDCG, counts)."""
 
 
 class QuerySet(str, Enum):
@@ -46,6 +49,7 @@ TIE_DOCS = {
     TiePolicy.DOCNO_DESC: "equal scores: doc id descending (trec_eval)",
     TiePolicy.DOCNO_ASC: "equal scores: doc id ascending",
     TiePolicy.INPUT_ORDER: "equal scores: order of the input rows",
+    TiePolicy.AVERAGE: "equal scores: averaged over all their orders (scikit-learn, torchmetrics)",
 }
 QUERY_DOCS = {
     QuerySet.INTERSECTION: "queries in both qrels and run (trec_eval default)",

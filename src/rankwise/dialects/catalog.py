@@ -54,6 +54,16 @@ DIALECTS: tuple[Dialect, ...] = (
         ),
     ),
     Dialect(
+        "sklearn",
+        ("1.9",),
+        "scikit-learn 1.9",
+        "scikit-learn ndcg_score/dcg_score: tied scores averaged, ideal from the scored items only",
+        "scikit-learn sklearn/metrics/_ranking.py (_tie_averaged_dcg, _ndcg_sample_scores)",
+        "tests/test_dialects.py against sklearn.metrics.ndcg_score and dcg_score with heavy ties",
+        policies={"ties": "average"},
+        bindings={"nDCG": {"universe": "retrieved"}},
+    ),
+    Dialect(
         "lightgbm",
         ("4",),
         "4.x",

@@ -7,7 +7,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..evaluate import MeasureLike, evaluate
+from ..errors import MeasureError
+from ..evaluate import MeasureLike, evaluate, resolve_measures
 from ..io import load_qrels, load_run
 from ..policies import Policies
 from .catalog import DIALECTS
@@ -34,8 +35,6 @@ class DialectComparison:
 
 def differences(dialect: Dialect, measures: Iterable[MeasureLike], rel_level: int = 1) -> tuple[str, ...]:
     """What ``dialect`` changes relative to trec_eval for these measures, in words, from its binding data."""
-    from ..evaluate import resolve_measures
-
     reasons = []
     for _, measure in resolve_measures(list(measures)):
         bound = dialect.bind(measure, rel_level)
@@ -77,18 +76,23 @@ def compare_dialects(
     chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
     measure_list = [measures] if isinstance(measures, str) else list(measures)
     qrels_table, run_table = load_qrels(qrels, qrels_columns), load_run(run, run_columns)
-    results = []
-    for dialect in chosen:
-        result = evaluate(qrels_table, run_table, measure_list, dialect=dialect, rel_level=rel_level)
-        results.append((dialect, result))
+    keys = [key for key, _ in resolve_measures(measure_list)]
     groups: list[dict[str, float]] = []
     rows = []
-    for dialect, result in results:
-        group = next((i for i, values in enumerate(groups) if _same(values, result.aggregate)), None)
+    for dialect in chosen:
+        values: dict[str, float] = {}
+        undefined: list[str] = []
+        for key in keys:  # one measure at a time: a dialect may not define every measure
+            try:
+                result = evaluate(qrels_table, run_table, [key], dialect=dialect, rel_level=rel_level)
+                values[key] = result.aggregate[key]
+            except MeasureError as exc:
+                values[key] = math.nan
+                undefined.append(f"{key}: not defined here ({exc})")
+        group = next((i for i, seen in enumerate(groups) if _same(seen, values)), None)
         if group is None:
-            groups.append(result.aggregate)
+            groups.append(values)
             group = len(groups) - 1
-        reasons = differences(dialect, measure_list, rel_level)
-        rows.append(DialectRow(dialect.key, dict(result.aggregate), reasons, group + 1))
-    keys = results[0][1].keys if results else ()
+        reasons = (*differences(dialect, measure_list, rel_level), *undefined)
+        rows.append(DialectRow(dialect.key, values, reasons, group + 1))
     return DialectComparison(tuple(keys), tuple(rows))

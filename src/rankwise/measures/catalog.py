@@ -107,6 +107,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         params=(REL, EMPTY),
         aliases=("Precision",),
         cutoff_required=True,
+        tie_average=True,
     ),
     MeasureSpec(
         "R",
@@ -115,6 +116,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         TREC_EVAL_REF + " m_recall.c (recall_k)",
         params=(REL, UNIVERSE, EMPTY),
         aliases=("Recall",),
+        tie_average=True,
     ),
     MeasureSpec(
         "HitRate",
@@ -164,6 +166,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)",
         "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c",
         params=(REL_FIXED, GAIN),
+        tie_average=True,
     ),
     MeasureSpec(
         "nDCG",
@@ -173,6 +176,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         TREC_EVAL_REF + " m_ndcg.c (ndcg) and m_ndcg_cut.c (ndcg_cut_k)",
         params=(REL_FIXED, GAIN, UNIVERSE, EMPTY),
         aliases=("NDCG",),
+        tie_average=True,
     ),
     MeasureSpec(
         "Rprec",
@@ -232,6 +236,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         cutoff=None,
         aggregate="sum",
         is_count=True,
+        tie_average=True,
     ),
     MeasureSpec(
         "NumRet",
@@ -241,6 +246,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         cutoff=None,
         aggregate="sum",
         is_count=True,
+        tie_average=True,
     ),
     MeasureSpec(
         "NumRel",
@@ -251,6 +257,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         cutoff=None,
         aggregate="sum",
         is_count=True,
+        tie_average=True,
     ),
     MeasureSpec(
         "NumRelRet",
@@ -260,6 +267,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         params=(REL,),
         aggregate="sum",
         is_count=True,
+        tie_average=True,
     ),
 )
 

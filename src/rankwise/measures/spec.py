@@ -134,6 +134,8 @@ class MeasureSpec:
     aggregate: Literal["mean", "sum", "gmean"] = "mean"
     empty: str = "0"
     is_count: bool = False
+    tie_average: bool = False
+    """Whether the measure is linear in per-rank values, so ``ties=average`` (an expectation) is defined."""
 
     def param(self, name: str) -> Param:
         for p in self.params:
