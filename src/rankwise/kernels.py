@@ -75,8 +75,15 @@ def _first_hit_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """P@k = H_k / k (trec_eval P_k divides by k even for shorter rankings)."""
-    return _hits(a, m, rel) / float(m.cutoff)
+    """P@k = H_k / k (trec_eval P_k divides by k even for shorter rankings); with ``denom=retrieved``
+    H_k / min(k, |L|), undefined (NaN) for an empty ranking."""
+    hits = _hits(a, m, rel)
+    if m.get("denom") == "retrieved":
+        shown = np.minimum(float(m.cutoff), a.num_retrieved())
+        out = np.full(a.num_queries, np.nan)
+        np.divide(hits, shown, out=out, where=shown > 0)
+        return out
+    return hits / float(m.cutoff)
 
 
 def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -85,8 +92,9 @@ def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """HitRate@k = [H_k > 0]."""
-    return (_hits(a, m, rel) > 0).astype(np.float64)
+    """HitRate@k = [H_k > 0]; with ``count=hits`` H_k itself."""
+    hits = _hits(a, m, rel)
+    return hits if m.get("count") == "hits" else (hits > 0).astype(np.float64)
 
 
 def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -98,7 +106,10 @@ def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def reciprocal_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """RR@k = 1 / rank of the first relevant document in the top k (0 when none)."""
+    """RR@k = 1 / rank of the first relevant document in the top k (0 when none); with ``hits=all``
+    Σ_{i≤k} h_i / i."""
+    if m.get("hits") == "all":
+        return a.per_query_sum(a.relevant(rel) / a.rank, _in_cutoff(a, m))
     return _divide(np.ones(a.num_queries), _first_hit_rank(a, m, rel))
 
 
@@ -151,19 +162,38 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
     return out
 
 
-def _discounted(rank: np.ndarray, gains: np.ndarray) -> np.ndarray:
+def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
+    """gain / log2(i+1), or per ``discount``: gain / ln(i+1), gain / log2(max(i, 2))."""
+    discount = m.get("discount")
+    if discount == "ln":
+        return gains / np.log(rank + 1.0)
+    if discount == "log2_max2":
+        return gains / np.log2(np.maximum(rank, 2.0))
     return gains / np.log2(rank + 1.0)
 
 
 def dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)."""
-    return a.per_query_sum(_discounted(a.rank, a.tie_mean(_gains(a.grade, m, rel))), _in_cutoff(a, m))
+    """DCG@k = Σ_{i≤k} gain(g(L_i)) · discount(i), discount 1/log2(i + 1) by default."""
+    return a.per_query_sum(_discounted(a.rank, a.tie_mean(_gains(a.grade, m, rel)), m), _in_cutoff(a, m))
 
 
 def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """IDCG@k: DCG of the positive gains sorted descending — of all judged documents (trec_eval m_ndcg.c),
-    or with ``universe=retrieved`` of the ranked documents only (scikit-learn, torchmetrics, LightGBM)."""
-    if _param(m, "universe") == "retrieved":
+    """IDCG@k per ``ideal``: the positive gains sorted descending, cut at k (``sorted``) or not (``uncut``),
+    of all judged documents (trec_eval m_ndcg.c) or with ``universe=retrieved`` of the ranked ones
+    (scikit-learn, torchmetrics, LightGBM); ``hits``: of the relevant documents in the top k; ``k_ones``:
+    k documents of gain 1; ``none``: 1."""
+    ideal = m.get("ideal")
+    if ideal == "none":
+        return np.ones(a.num_queries)
+    if ideal == "k_ones":
+        length = np.full(a.num_queries, float(m.cutoff)) if m.cutoff is not None else a.num_retrieved()
+        rank = np.arange(1, int(length.max(initial=0)) + 1, dtype=np.float64)
+        cumulative = np.concatenate(([0.0], np.cumsum(_discounted(rank, np.ones_like(rank), m))))
+        return cumulative[length.astype(np.int64)]
+    if ideal == "hits":
+        found = a.relevant(rel) if m.cutoff is None else a.relevant(rel) & (a.rank <= m.cutoff)
+        q, grades = a.qidx[found], a.grade[found]
+    elif _param(m, "universe") == "retrieved":
         q, grades = a.qidx, a.grade
     else:
         q, grades = a.qrel_qidx, a.qrel_grade
@@ -174,8 +204,8 @@ def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     q, g = q[order], g[order]
     starts = np.searchsorted(q, np.arange(a.num_queries))
     rank = np.arange(len(q), dtype=np.int64) - starts[q] + 1
-    values = _discounted(rank, g)
-    if m.cutoff is not None:
+    values = _discounted(rank, g, m)
+    if m.cutoff is not None and ideal != "uncut":
         keep = rank <= m.cutoff
         q, values = q[keep], values[keep]
     return np.bincount(q, weights=values, minlength=a.num_queries).astype(np.float64)

@@ -87,6 +87,58 @@ BPREF_NO_NONREL = Param(
         "undefined": "0/0: the query is undefined, left out of the mean and counted (ranx, whose mean becomes NaN)",
     },
 )
+PRECISION_DENOM = Param(
+    "denom",
+    "choice",
+    "what the hits in the top k are divided by",
+    default="k",
+    choices={
+        "k": "the cutoff k, even for shorter rankings (trec_eval, ranx, RePlay, RecBole)",
+        "retrieved": "min(k, |L|), the length of the top-k list; an empty ranking is undefined "
+        "(rs_metrics, DaisyRec 2.x, LensKit, torchmetrics adaptive_k)",
+    },
+)
+RR_HITS = Param(
+    "hits",
+    "choice",
+    "which relevant documents contribute",
+    default="first",
+    choices={
+        "first": "only the first: 1/rank (trec_eval)",
+        "all": "every one in the top k: Σ h_i/i (DaisyRec 1.x MRR, ARHR)",
+    },
+)
+HIT_COUNT = Param(
+    "count",
+    "choice",
+    "what a query scores",
+    default="any",
+    choices={"any": "1 if any relevant document is in the top k", "hits": "H_k, the number of hits (DL-RS-Eval)"},
+)
+DISCOUNT = Param(
+    "discount",
+    "choice",
+    "the discount of rank i",
+    default="log2",
+    choices={
+        "log2": "1/log2(i+1) (trec_eval, most libraries)",
+        "ln": "1/ln(i+1) (DL-RS-Eval, MS Recommenders loge)",
+        "log2_max2": "1/log2(max(i,2)): ranks 1 and 2 both undiscounted (LensKit)",
+    },
+)
+IDEAL = Param(
+    "ideal",
+    "choice",
+    "the ideal DCG nDCG divides by",
+    default="sorted",
+    choices={
+        "sorted": "DCG@k of the documents (per universe) sorted by gain (trec_eval)",
+        "uncut": "DCG of all those documents sorted by gain, not cut at k (DL-RS-Eval)",
+        "k_ones": "k documents of gain 1: Σ_{i≤k} discount(i) (RecTools default)",
+        "hits": "DCG of the relevant documents found in the top k, sorted by gain (DaisyRec 2.x)",
+        "none": "1: nDCG is DCG (OpenRec)",
+    },
+)
 RECALL_ROUNDING = Param(
     "round",
     "choice",
@@ -104,7 +156,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Precision: share of the top k that is relevant",
         "P@k = H_k / k   (k counts even when fewer than k documents were retrieved)",
         TREC_EVAL_REF + " m_P.c (P_k)",
-        params=(REL, EMPTY),
+        params=(REL, PRECISION_DENOM, EMPTY),
         aliases=("Precision",),
         cutoff_required=True,
         tie_average=True,
@@ -123,7 +175,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Hit rate (success): 1 if any relevant document is in the top k",
         "HitRate@k = 1 if H_k > 0 else 0",
         TREC_EVAL_REF + " m_success.c (success_k)",
-        params=(REL, EMPTY),
+        params=(REL, HIT_COUNT, EMPTY),
         aliases=("Success",),
     ),
     MeasureSpec(
@@ -138,7 +190,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Reciprocal rank of the first relevant document",
         "RR@k = 1 / min{i ≤ k : h_i = 1}   (0 when no relevant document is in the top k)",
         TREC_EVAL_REF + " m_recip_rank.c (recip_rank); MRR is its mean over queries",
-        params=(REL, EMPTY),
+        params=(REL, RR_HITS, EMPTY),
         aliases=("MRR", "RecipRank"),
     ),
     MeasureSpec(
@@ -165,7 +217,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Discounted cumulative gain",
         "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)",
         "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c",
-        params=(REL_FIXED, GAIN),
+        params=(REL_FIXED, GAIN, DISCOUNT),
         tie_average=True,
     ),
     MeasureSpec(
@@ -174,7 +226,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG@k of all judged documents sorted by gain\n"
         "(not limited to the retrieved ones); 0 when IDCG = 0",
         TREC_EVAL_REF + " m_ndcg.c (ndcg) and m_ndcg_cut.c (ndcg_cut_k)",
-        params=(REL_FIXED, GAIN, UNIVERSE, EMPTY),
+        params=(REL_FIXED, GAIN, DISCOUNT, IDEAL, UNIVERSE, EMPTY),
         aliases=("NDCG",),
         tie_average=True,
     ),

@@ -1,0 +1,93 @@
+"""Recommender-library dialects that do not install here, pinned by hand-computed examples from their source.
+
+One example for all of them. User u1 is shown A, B, C, D, F (scores descending); B, D and F are relevant
+(grade 1), so R = 3 and the hits sit at ranks 2, 4 and 5. User u2 is shown Y, Z (2 items); its only relevant
+item X is not shown. User u3 has judgments but nothing relevant.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import rankwise
+
+QRELS = {"u1": {"B": 1, "D": 1, "F": 1, "C": 0}, "u2": {"X": 1}, "u3": {"Q": 0}}
+RUN = {
+    "u1": {"A": 0.9, "B": 0.8, "C": 0.7, "D": 0.6, "F": 0.5},
+    "u2": {"Y": 0.9, "Z": 0.8},
+    "u3": {"Q": 0.5},
+}
+L2 = math.log2
+LN = math.log
+
+
+def per_user(dialect: str | None, measure: str) -> dict[str, float]:
+    result = rankwise.evaluate(QRELS, RUN, [measure], dialect=dialect)
+    return {qid: values[measure] for qid, values in result.per_query.items()}
+
+
+def test_reference_trec_eval_values() -> None:
+    assert per_user(None, "AP@4") == pytest.approx({"u1": (1 / 2 + 2 / 4) / 3, "u2": 0.0, "u3": 0.0})
+    dcg4 = 1 / L2(3) + 1 / L2(5)
+    assert per_user(None, "nDCG@4")["u1"] == pytest.approx(dcg4 / (1 + 1 / L2(3) + 1 / L2(4)))
+    assert per_user(None, "RR@4")["u1"] == pytest.approx(0.5)
+
+
+def test_rectools_ideal_is_k_hits() -> None:
+    # IDCG@4 = Σ_{i=1..4} 1/log2(i+1), whatever R is.
+    ideal = 1 + 1 / L2(3) + 1 / L2(4) + 1 / L2(5)
+    values = per_user("rectools", "nDCG@4")
+    assert values["u1"] == pytest.approx((1 / L2(3) + 1 / L2(5)) / ideal, abs=1e-12)
+    assert values["u2"] == 0.0
+
+
+def test_daisyrec_1() -> None:
+    assert per_user("daisyrec@1", "AP@4")["u1"] == pytest.approx((1 / 2 + 2 / 4) / 4)  # ÷ k
+    assert per_user("daisyrec@1", "RR@4")["u1"] == pytest.approx(1 / 2 + 1 / 4)  # every hit counts
+    # ideal from the shown list, sorted: B, D, F relevant -> 1 + 1/log2 3 + 1/log2 4 at k = 4
+    assert per_user("daisyrec@1", "nDCG@4")["u1"] == pytest.approx(
+        (1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3) + 1 / L2(4)), abs=1e-12
+    )
+    assert per_user("daisyrec@1", "nDCG@4")["u2"] == 0.0  # nothing relevant shown
+
+
+def test_daisyrec_2() -> None:
+    assert per_user("daisyrec@2", "P@4") == pytest.approx({"u1": 2 / 4, "u2": 0 / 2, "u3": 0 / 1})  # ÷ shown
+    assert per_user("daisyrec@2", "AP@4")["u1"] == pytest.approx((1 / 2 + 2 / 4) / 2)  # ÷ hits
+    # ideal from the hits in the top 4 only (B, D): inflated
+    assert per_user("daisyrec@2", "nDCG@4")["u1"] == pytest.approx((1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3)))
+    assert rankwise.get_dialect("daisyrec").key == "daisyrec@2"  # a bare name is the newest binding
+
+
+def test_dl_rs_eval() -> None:
+    # nDCG@2: gain 2^1 - 1 = 1, discount 1/ln(i+1), ideal over all 3 relevant items, not cut at 2.
+    ideal = 1 / LN(2) + 1 / LN(3) + 1 / LN(4)
+    assert per_user("dl_rs_eval", "nDCG@2")["u1"] == pytest.approx((1 / LN(3)) / ideal, abs=1e-12)
+    assert per_user("dl_rs_eval", "HitRate@4") == {"u1": 2.0, "u2": 0.0, "u3": 0.0}  # mean hits, not 0/1
+    assert per_user("dl_rs_eval", "AP@2")["u1"] == pytest.approx((1 / 2) / min(2, 3))
+
+
+def test_openrec_ndcg_is_unnormalised() -> None:
+    assert per_user("openrec", "nDCG@4") == pytest.approx({"u1": 1 / L2(3) + 1 / L2(5), "u2": 0.0, "u3": 0.0})
+
+
+def test_lenskit() -> None:
+    values = per_user("lenskit", "P@4")
+    assert values["u1"] == pytest.approx(2 / 4) and values["u2"] == pytest.approx(0 / 2)
+    assert math.isnan(values["u3"])  # no test items: undefined, left out of the mean
+    result = rankwise.evaluate(QRELS, RUN, ["P@4"], dialect="lenskit")
+    assert result.aggregate["P@4"] == pytest.approx((0.5 + 0.0) / 2)
+    assert result.undefined["P@4"] == 1
+    # discount 1/log2(max(i, 2)): B at rank 2 -> 1, D at rank 4 -> 1/2; ideal ranks 1..3 -> 1 + 1 + 1/log2 3
+    assert per_user("lenskit", "nDCG@4")["u1"] == pytest.approx(1.5 / (2 + 1 / L2(3)), abs=1e-12)
+
+
+def test_dialects_disagree_as_the_paper_says() -> None:
+    comparison = rankwise.compare_dialects(QRELS, RUN, ["AP@4"])
+    values = {row.dialect: row.values["AP@4"] for row in comparison.rows}
+    # ÷ R (trec_eval) < ÷ k (daisyrec 1) ... the same run, three different MAP@4 values
+    assert len({round(v, 12) for v in values.values()}) >= 3
+    assert values["trec_eval@10"] == pytest.approx(((1 / 2 + 2 / 4) / 3 + 0 + 0) / 3)
+    assert values["daisyrec@1"] == pytest.approx(((1 / 2 + 2 / 4) / 4) / 3)
