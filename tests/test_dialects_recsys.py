@@ -91,3 +91,20 @@ def test_dialects_disagree_as_the_paper_says() -> None:
     assert len({round(v, 12) for v in values.values()}) >= 3
     assert values["trec_eval@10"] == pytest.approx(((1 / 2 + 2 / 4) / 3 + 0 + 0) / 3)
     assert values["daisyrec@1"] == pytest.approx(((1 / 2 + 2 / 4) / 4) / 3)
+
+
+@pytest.mark.parametrize(("ranks", "expected"), [((1, 3, 6, 9, 10), 0.54), ((2, 5, 7), 0.30)])
+@pytest.mark.parametrize("discount", ["log2", "ln"])
+def test_ltr_reference_text_ndcg_with_an_ideal_of_k_perfect_positions(ranks, expected, discount) -> None:
+    # The learning-to-rank reference text: IDCG@10 = Σ_{i=1..10} 1/ln(i+1) = 6.55 with a natural-log
+    # discount; relevant at ranks {1,3,6,9,10} -> 0.54 and {2,5,7} -> 0.30 (the ratio ignores the log base).
+    docs = [f"d{i}" for i in range(1, 11)]
+    qrels = {"q": {f"d{r}": 1 for r in ranks}}
+    run = {"q": {d: 10.0 - i for i, d in enumerate(docs)}}
+    measure = f"nDCG(gain=binary,discount={discount},ideal=k_ones)@10"
+    value = rankwise.evaluate(qrels, run, measure).aggregate[measure]
+    assert round(value, 2) == expected
+    ideal = sum(1 / LN(i + 1) for i in range(1, 11))
+    assert round(ideal, 2) == 6.55
+    if discount == "ln":
+        assert value == pytest.approx(sum(1 / LN(r + 1) for r in ranks) / ideal, abs=1e-12)
