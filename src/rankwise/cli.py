@@ -41,6 +41,40 @@ def main() -> None:
     """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
 
 
+def _recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Options for (user, item, rating) ground truth and (user, item, score|rank) recommendation tables."""
+    options = [
+        click.option("-k", "--cutoffs", default=None, metavar="K[,K...]",
+                     help="Give every measure written without a cutoff each of these cutoffs (-m nDCG -k 10,20)."),
+        click.option("--threshold", type=float, default=None,
+                     help="Qrels values are ratings: relevant when rating >= THRESHOLD (e.g. 4.5)."),
+        click.option("--truth-cols", default=None, metavar="USER,ITEM,RATING",
+                     help="Column names of a tabular qrels file (query, document, grade or rating)."),
+        click.option("--rec-cols", default=None, metavar="USER,ITEM,SCORE",
+                     help="Column names of a tabular run (query, document, score; a third named rank is a rank)."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def _input_options(cutoffs: str | None, threshold: float | None, truth_cols: str | None, rec_cols: str | None) -> dict:
+    from .io.tabular import columns_from_names
+
+    ks = None
+    if cutoffs:
+        try:
+            ks = [int(k) for k in cutoffs.split(",") if k.strip()]
+        except ValueError:
+            raise RankwiseError(f"-k {cutoffs!r}: cutoffs must be integers separated by commas") from None
+    return {
+        "cutoffs": ks,
+        "threshold": threshold,
+        "qrels_columns": columns_from_names(truth_cols, "qrels"),
+        "run_columns": columns_from_names(rec_cols, "run"),
+    }
+
+
 @main.command()
 @click.argument("qrels")
 @click.argument("run")
@@ -95,6 +129,7 @@ def main() -> None:
     metavar="NAME[@VERSION]",
     help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); `rankwise dialects` lists them.",
 )
+@_recommendation_options
 @_fail_cleanly
 def evaluate(
     qrels: str,
@@ -108,6 +143,10 @@ def evaluate(
     ties: str | None,
     output_format: str,
     dialect: str | None,
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from . import formats
@@ -117,7 +156,8 @@ def evaluate(
         raise RankwiseError(f"-c contradicts --queries {queries}")
     chosen = QuerySet.QRELS.value if all_queries else queries
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
-                            rel_level=rel_level, dialect=dialect)  # fmt: skip
+                            rel_level=rel_level, dialect=dialect,
+                            **_input_options(cutoffs, threshold, truth_cols, rec_cols))  # fmt: skip
     for note in result.notes():
         click.echo(f"rankwise: note: {note}", err=True)
     if output_format == "trec":
@@ -159,8 +199,18 @@ def explain(measure: str, rel_level: int, dialect: str | None) -> None:
 @click.argument("run", required=False)
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help="Measures to compare (repeatable).")
 @click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@_recommendation_options
 @_fail_cleanly
-def dialects(qrels: str | None, run: str | None, measures: tuple[str, ...], rel_level: int) -> None:
+def dialects(
+    qrels: str | None,
+    run: str | None,
+    measures: tuple[str, ...],
+    rel_level: int,
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
+) -> None:
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
     from .explain import dialect_table, list_dialects
 
@@ -169,7 +219,8 @@ def dialects(qrels: str | None, run: str | None, measures: tuple[str, ...], rel_
         return
     if not measures:
         raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
-    click.echo(dialect_table(qrels, run, list(measures), rel_level), nl=False)
+    options = _input_options(cutoffs, threshold, truth_cols, rec_cols)
+    click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -15,6 +15,7 @@ from .errors import MeasureError
 from .io import load_qrels, load_run
 from .kernels import KERNELS, aggregate, apply_empty_policy
 from .measures import Measure, parse_measures
+from .measures.trec_names import CUTOFF_FAMILIES
 from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
 
 if TYPE_CHECKING:
@@ -23,8 +24,13 @@ if TYPE_CHECKING:
 MeasureLike = str | Measure
 
 
-def resolve_measures(measures: MeasureLike | Iterable[MeasureLike] | None) -> list[tuple[str, Measure]]:
+def resolve_measures(
+    measures: MeasureLike | Iterable[MeasureLike] | None, cutoffs: Iterable[int] | None = None
+) -> list[tuple[str, Measure]]:
     """``(key, measure)`` pairs for what the user asked; None means trec_eval's ``official`` set.
+
+    With ``cutoffs``, a measure written without a cutoff whose family takes a rank cutoff becomes one measure
+    per cutoff, keyed ``TEXT@k``.
 
     Keys are the strings exactly as written (or each trec_eval output name when one string names a set,
     like ``P.5,10``); a :class:`Measure` object is keyed by its canonical name.
@@ -38,9 +44,14 @@ def resolve_measures(measures: MeasureLike | Iterable[MeasureLike] | None) -> li
         if isinstance(item, Measure):
             pairs.append((str(item), item))
         elif isinstance(item, str):
-            pairs.extend(parse_measures(item))
+            text = item.strip()
+            if cutoffs is not None and CUTOFF_FAMILIES.get(text, ("", ()))[0] not in ("", "IPrec"):
+                text = f"{text}.{','.join(str(int(k)) for k in cutoffs)}"  # -m P -k 10,20: P_10, P_20
+            pairs.extend(parse_measures(text))
         else:
             raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
+    if cutoffs is not None:
+        pairs = _with_cutoffs(pairs, [int(k) for k in cutoffs])
     if not pairs:
         raise MeasureError("no measures given")
     unique: dict[str, Measure] = {}
@@ -49,6 +60,16 @@ def resolve_measures(measures: MeasureLike | Iterable[MeasureLike] | None) -> li
             raise MeasureError(f"{key!r} would name two different measures: {unique[key]} and {measure}")
         unique[key] = measure
     return list(unique.items())
+
+
+def _with_cutoffs(pairs: list[tuple[str, Measure]], cutoffs: list[int]) -> list[tuple[str, Measure]]:
+    out = []
+    for key, measure in pairs:
+        if measure.cutoff is None and measure.spec.cutoff == "rank":
+            out += [(f"{key}@{k}", Measure(measure.name, cutoff=k, params=measure.params)) for k in cutoffs]
+        else:
+            out.append((key, measure))
+    return out
 
 
 def resolved_rel(measure: Measure, policies: Policies) -> int:
@@ -160,6 +181,8 @@ def evaluate(
     depth: int | None = None,
     rel_level: int = 1,
     scores: ScorePrecision | str | None = None,
+    cutoffs: Iterable[int] | None = None,
+    threshold: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> EvaluationResult:
@@ -171,17 +194,19 @@ def evaluate(
     trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``rel_level`` (trec_eval ``-l``), ``scores``
     (``float64``, or ``float32`` as pytrec_eval). ``dialect`` (``"lightgbm"``, ``"ranx@0.3"``, see
     ``rankwise.dialects``) makes each measure name mean what that library computes: it fills in every
-    parameter and policy not given explicitly.
+    parameter and policy not given explicitly. ``cutoffs=[10, 20]`` gives every measure written without a
+    cutoff each of these (``nDCG`` → ``nDCG@10``, ``nDCG@20``). ``threshold`` reads qrels values as
+    ratings (recommendation ground truth): relevant when rating >= threshold.
 
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
     chosen = get_dialect(dialect) if isinstance(dialect, str) else dialect
     policies = resolve_policies(chosen, ties=ties, queries=queries, depth=depth, rel_level=rel_level, scores=scores)
-    pairs = resolve_measures(measures)
+    pairs = resolve_measures(measures, cutoffs)
     if chosen is not None:
         pairs = [(key, chosen.bind(measure, policies.rel_level)) for key, measure in pairs]
-    qrels_table = load_qrels(qrels, qrels_columns)
+    qrels_table = load_qrels(qrels, qrels_columns, threshold)
     run_table = load_run(run, run_columns)
     aligned = align(qrels_table, run_table, policies)
     values = compute(aligned, pairs, policies)

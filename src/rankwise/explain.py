@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .measures import FAMILIES, Measure, parse_measures, trec_name
 from .measures.spec import format_number
 from .policies import Policies
@@ -88,7 +90,7 @@ def list_dialects() -> str:
     return "\n".join(lines) + "\n"
 
 
-def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int) -> str:
+def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int, **inputs: Any) -> str:
     """The spread of one run over every dialect as a terminal table (rich)."""
     import io
 
@@ -97,7 +99,7 @@ def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int) -> 
 
     from .dialects.compare import compare_dialects
 
-    comparison = compare_dialects(qrels, run, measures, rel_level=rel_level)
+    comparison = compare_dialects(qrels, run, measures, rel_level=rel_level, **inputs)
     table = Table()
     table.add_column("group", justify="right")
     table.add_column("dialect", style="bold")

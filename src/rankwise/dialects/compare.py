@@ -64,6 +64,8 @@ def compare_dialects(
     *,
     dialects: Iterable[str | Dialect] | None = None,
     rel_level: int = 1,
+    cutoffs: Iterable[int] | None = None,
+    threshold: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> DialectComparison:
@@ -75,8 +77,8 @@ def compare_dialects(
 
     chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
     measure_list = [measures] if isinstance(measures, str) else list(measures)
-    qrels_table, run_table = load_qrels(qrels, qrels_columns), load_run(run, run_columns)
-    keys = [key for key, _ in resolve_measures(measure_list)]
+    qrels_table, run_table = load_qrels(qrels, qrels_columns, threshold), load_run(run, run_columns)
+    keys = [key for key, _ in resolve_measures(measure_list, cutoffs)]
     groups: list[dict[str, float]] = []
     rows = []
     for dialect in chosen:
@@ -84,7 +86,7 @@ def compare_dialects(
         undefined: list[str] = []
         for key in keys:  # one measure at a time: a dialect may not define every measure
             try:
-                result = evaluate(qrels_table, run_table, [key], dialect=dialect, rel_level=rel_level)
+                result = evaluate(qrels_table, run_table, [key], dialect=dialect, rel_level=rel_level)  # key has its k
                 values[key] = result.aggregate[key]
             except MeasureError as exc:
                 values[key] = math.nan

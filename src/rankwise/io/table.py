@@ -67,18 +67,23 @@ def _first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict | None:
     return hit.row(0, named=True) if hit.height else None
 
 
-def _values(frame: pl.DataFrame, kind: Kind, origin: Origin) -> pl.DataFrame:
-    """Cast the value column to Int64 grades / Float64 scores, failing on the first bad value."""
-    what = VALUE_NAME[kind]
+def _values(frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | None = None) -> pl.DataFrame:
+    """Cast the value column to Int64 grades / Float64 scores, failing on the first bad value.
+
+    With a ``threshold``, qrels values are ratings: grade 1 when rating >= threshold, else 0."""
+    what = VALUE_NAME[kind] if threshold is None else "rating"
     dtype = frame.schema[VALUE]
-    target = pl.Int64 if kind == "qrels" else pl.Float64
+    target = pl.Int64 if kind == "qrels" and threshold is None else pl.Float64
     if dtype == pl.String:
         cast = pl.col(VALUE).str.strip_chars().cast(target, strict=False)
     elif dtype.is_numeric() or dtype == pl.Boolean:
-        if kind == "qrels" and dtype.is_float():
+        if target == pl.Int64 and dtype.is_float():
             bad = _first_row(frame, pl.col(VALUE).is_not_null() & (pl.col(VALUE) != pl.col(VALUE).round(0)))
             if bad is not None:
-                raise InputError(f"{origin.locate(bad[ROW])}: {what} {bad[VALUE]!r} is not an integer")
+                raise InputError(
+                    f"{origin.locate(bad[ROW])}: {what} {bad[VALUE]!r} is not an integer "
+                    "(ratings need a relevance threshold: --threshold / threshold=)"
+                )
         cast = pl.col(VALUE).cast(target, strict=False)
     else:
         raise InputError(f"{origin.name}: {what} column must be numeric, not {dtype}")
@@ -86,11 +91,12 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin) -> pl.DataFrame:
     bad = _first_row(out, pl.col("_cast").is_null())
     if bad is not None:
         raw = bad[VALUE]
-        problem = (
-            "is missing" if raw is None else f"{str(raw)!r} is not {'an integer' if kind == 'qrels' else 'a number'}"
-        )
+        expected = "an integer" if target == pl.Int64 else "a number"
+        problem = "is missing" if raw is None else f"{str(raw)!r} is not {expected}"
         raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
     out = out.drop(VALUE).rename({"_cast": VALUE})
+    if kind == "qrels" and threshold is not None:
+        return out.with_columns((pl.col(VALUE) >= threshold).cast(pl.Int64))
     if kind == "run":
         bad = _first_row(out, ~pl.col(VALUE).is_finite())
         if bad is not None:
@@ -103,11 +109,14 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin) -> pl.DataFrame:
     return out
 
 
-def make_table(frame: pl.DataFrame, kind: Kind, origin: Origin, run_name: str | None = None) -> Table:
+def make_table(
+    frame: pl.DataFrame, kind: Kind, origin: Origin, run_name: str | None = None, threshold: float | None = None
+) -> Table:
     """Validate and normalise a frame with columns query_id, doc_id, value (and optionally row).
 
     Raises :class:`InputError` for an empty input, missing ids, bad or non-finite values, and a
-    (query, doc) pair given twice — naming the file line or row of each problem.
+    (query, doc) pair given twice — naming the file line or row of each problem. ``threshold`` turns qrels
+    ratings into binary grades (rating >= threshold).
     """
     if ROW not in frame.columns:
         frame = frame.with_row_index(ROW)
@@ -123,7 +132,7 @@ def make_table(frame: pl.DataFrame, kind: Kind, origin: Origin, run_name: str | 
         bad = _first_row(frame, pl.col(column).is_null() | (pl.col(column).str.len_bytes() == 0))
         if bad is not None:
             raise InputError(f"{origin.locate(bad[ROW])}: {label} is missing")
-    frame = _values(frame, kind, origin)
+    frame = _values(frame, kind, origin, threshold)
     check_duplicates(frame, kind, origin)
     return Table(kind, frame, origin, run_name)
 

@@ -4,10 +4,13 @@ Columns are found by name. Defaults, tried in order (case-insensitive):
 
 - query: query_id, qid, query, topic, topic_id, user_id, user
 - document: doc_id, docid, docno, doc, item_id, item
-- run score: score, sim, prediction, pred
+- run score: score, sim, prediction, pred; without one, a rank column (rank, position, pos) becomes
+  score = −rank, so rank 1 comes first
 - qrels grade: relevance, rel, grade, label, judgment, rating
 
-``columns={"query_id": ..., "doc_id": ..., "value": ...}`` names them explicitly.
+RecBole atomic-file headers (``user_id:token``) match by the part before the colon.
+``columns={"query_id": ..., "doc_id": ..., "value": ...}`` names them explicitly (``"rank": ...`` instead of
+``"value"`` for a rank column).
 """
 
 from __future__ import annotations
@@ -31,32 +34,64 @@ CANDIDATES: dict[str, dict[Kind, tuple[str, ...]]] = {
 }
 
 
+RANK = "rank"
+RANK_CANDIDATES = ("rank", "position", "pos")
+
+
+def _find(frame_columns: list[str], candidates: tuple[str, ...]) -> str | None:
+    lowered = {c.lower().split(":")[0]: c for c in frame_columns}
+    return next((lowered[c] for c in candidates if c in lowered), None)
+
+
 def _pick(frame_columns: list[str], role: str, kind: Kind, given: Mapping[str, str] | None, name: str) -> str:
     if given and role in given:
         if given[role] not in frame_columns:
             raise InputError(f"{name}: column {given[role]!r} not found; columns are {frame_columns}")
         return given[role]
-    lowered = {c.lower(): c for c in frame_columns}
-    for candidate in CANDIDATES[role][kind]:
-        if candidate in lowered:
-            return lowered[candidate]
-    tried = ", ".join(CANDIDATES[role][kind])
-    raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame_columns}")
+    found = _find(frame_columns, CANDIDATES[role][kind])
+    if found is None:
+        tried = ", ".join(CANDIDATES[role][kind] + (RANK_CANDIDATES if role == VALUE and kind == "run" else ()))
+        raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame_columns}")
+    return found
 
 
-def frame_to_table(frame: pl.DataFrame, kind: Kind, origin: Origin, columns: Mapping[str, str] | None = None) -> Table:
+def _value_expr(frame: pl.DataFrame, kind: Kind, given: Mapping[str, str] | None, name: str) -> tuple[str, pl.Expr]:
+    """The value column: a score (or grade), or for runs a rank turned into score = −rank."""
+    rank = None
+    if kind == "run":
+        if given and RANK in given:
+            rank = _pick(frame.columns, RANK, kind, {RANK: given[RANK]}, name)
+        elif not (given and VALUE in given) and _find(frame.columns, CANDIDATES[VALUE][kind]) is None:
+            rank = _find(frame.columns, RANK_CANDIDATES)
+    if rank is not None:
+        if not frame.schema[rank].is_numeric():
+            raise InputError(f"{name}: rank column {rank!r} must be numeric, not {frame.schema[rank]}")
+        return rank, (-pl.col(rank).cast(pl.Float64)).alias(VALUE)
+    column = _pick(frame.columns, VALUE, kind, given, name)
+    return column, pl.col(column).alias(VALUE)
+
+
+def frame_to_table(
+    frame: pl.DataFrame,
+    kind: Kind,
+    origin: Origin,
+    columns: Mapping[str, str] | None = None,
+    threshold: float | None = None,
+) -> Table:
     """A validated :class:`Table` from a polars DataFrame with named columns."""
     name = origin.name
-    picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID, VALUE)}
+    picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID)}
+    picked[VALUE], value = _value_expr(frame, kind, columns, name)
     if len(set(picked.values())) < 3:
         raise InputError(f"{name}: one column cannot play two roles ({picked})")
-    selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID),
-                            pl.col(picked[VALUE]).alias(VALUE))  # fmt: skip
-    return make_table(selected, kind, origin)
+    selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID), value)
+    return make_table(selected, kind, origin, threshold=threshold)
 
 
-def read_tabular(path: Path, kind: Kind, columns: Mapping[str, str] | None = None) -> Table:
-    """Read CSV (``.csv``), TSV (``.tsv``) or parquet (``.parquet``/``.pq``) with a header row."""
+def read_tabular(
+    path: Path, kind: Kind, columns: Mapping[str, str] | None = None, threshold: float | None = None
+) -> Table:
+    """Read CSV (``.csv``), TSV (``.tsv``, RecBole ``.inter``) or parquet (``.parquet``/``.pq``) with a header."""
     suffixes = [s.lower() for s in path.suffixes]
     name = str(path)
     if not path.exists():
@@ -65,7 +100,7 @@ def read_tabular(path: Path, kind: Kind, columns: Mapping[str, str] | None = Non
         if suffixes and suffixes[-1] in (".parquet", ".pq"):
             frame = pl.read_parquet(path)
         else:
-            separator = "\t" if ".tsv" in suffixes else ","
+            separator = "\t" if ".tsv" in suffixes or ".inter" in suffixes else ","
             frame = pl.read_csv(path, separator=separator, infer_schema_length=10000)
     except pl.exceptions.NoDataError:
         raise InputError(f"{name}: file is empty") from None
@@ -74,10 +109,12 @@ def read_tabular(path: Path, kind: Kind, columns: Mapping[str, str] | None = Non
         raise InputError(f"{name}: cannot read ({first})") from None
     # Rows of a CSV with a header start on line 2; parquet rows are named by index.
     line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
-    return frame_to_table(frame, kind, Origin(name, line_of), columns)
+    return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold)
 
 
-def dict_to_table(data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str) -> Table:
+def dict_to_table(
+    data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str, threshold: float | None = None
+) -> Table:
     """A validated :class:`Table` from ``{query_id: {doc_id: score_or_grade}}``."""
     qids, dids, values = [], [], []
     for qid, docs in data.items():
@@ -93,7 +130,7 @@ def dict_to_table(data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str) 
         bad = next((i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))), None)
         if bad is not None:
             raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
-    wanted = int if kind == "qrels" else (int, float)
+    wanted = int if kind == "qrels" and threshold is None else (int, float)
     for qid, did, value in zip(qids, dids, values):
         if isinstance(value, bool) or (not isinstance(value, wanted) and not _is_numpy_number(value, kind)):
             what = "an integer grade" if kind == "qrels" else "a number"
@@ -102,13 +139,27 @@ def dict_to_table(data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str) 
         {
             QID: pl.Series(QID, [str(q) for q in qids], dtype=pl.String),
             DOCID: pl.Series(DOCID, [str(d) for d in dids], dtype=pl.String),
-            VALUE: pl.Series(VALUE, values, dtype=pl.Int64 if kind == "qrels" else pl.Float64),
+            VALUE: pl.Series(VALUE, values, dtype=pl.Int64 if wanted is int else pl.Float64),
         }
     )
-    return make_table(frame, kind, Origin(name))
+    return make_table(frame, kind, Origin(name), threshold=threshold)
 
 
 def _is_numpy_number(value: Any, kind: Kind) -> bool:
     import numpy as np
 
-    return isinstance(value, np.integer) or (kind == "run" and isinstance(value, np.floating))
+    return isinstance(value, (np.integer, np.floating))
+
+
+def columns_from_names(text: str | None, kind: Kind) -> dict[str, str] | None:
+    """``"user,item,score"`` → the column mapping (query, document, value); for runs a third column named
+    rank/position/pos is a rank (score = −rank)."""
+    if not text:
+        return None
+    names = [part.strip() for part in text.split(",")]
+    if len(names) != 3 or not all(names):
+        raise InputError(
+            f"columns {text!r}: give three names, query,document,{'rating' if kind == 'qrels' else 'score'}"
+        )
+    third = RANK if kind == "run" and names[2].lower().split(":")[0] in RANK_CANDIDATES else VALUE
+    return {QID: names[0], DOCID: names[1], third: names[2]}

@@ -78,7 +78,7 @@ class _Malformed(Exception):
     """A row with the wrong number of fields: the careful path finds and names its line."""
 
 
-def read_trec(path: str | Path, kind: Kind) -> Table:
+def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> Table:
     """Read a TREC qrels or run file into a validated :class:`Table`.
 
     The fast path hands the raw bytes to polars with the value column typed. Anything unusual (tabs, runs of
@@ -92,14 +92,14 @@ def read_trec(path: str | Path, kind: Kind) -> Table:
         raise InputError(f"{name}: file is empty")
     origin = Origin(name, _line_mapper(raw))
     try:
-        return _parse(raw, kind, origin, typed=True)
+        return _parse(raw, kind, origin, typed=True, threshold=threshold)
     except (InputError, _Malformed, pl.exceptions.PolarsError):
-        return _parse_carefully(raw, kind, origin)
+        return _parse_carefully(raw, kind, origin, threshold)
 
 
-def _parse(data: bytes, kind: Kind, origin: Origin, typed: bool) -> Table:
+def _parse(data: bytes, kind: Kind, origin: Origin, typed: bool, threshold: float | None = None) -> Table:
     columns = COLUMNS[kind]
-    value_type = (pl.Int64 if kind == "qrels" else pl.Float64) if typed else pl.String
+    value_type = (pl.Int64 if kind == "qrels" and threshold is None else pl.Float64) if typed else pl.String
     frame = pl.read_csv(
         io.BytesIO(data),
         separator=" ",
@@ -114,15 +114,15 @@ def _parse(data: bytes, kind: Kind, origin: Origin, typed: bool) -> Table:
         raise _Malformed
     run_name = frame.get_column("tag")[0] if kind == "run" else None
     frame = frame.select(QID, DOCID, VALUE).with_row_index(ROW)
-    return make_table(frame, kind, origin, run_name=run_name)
+    return make_table(frame, kind, origin, run_name=run_name, threshold=threshold)
 
 
-def _parse_carefully(raw: bytes, kind: Kind, origin: Origin) -> Table:
+def _parse_carefully(raw: bytes, kind: Kind, origin: Origin, threshold: float | None = None) -> Table:
     """Normalise whitespace, drop blank lines, read fields as text: errors name the file line."""
     data = _normalise_whitespace(raw)
     rows = _BLANK_LINES.sub(b"\n", data).lstrip(b"\n")
     try:
-        return _parse(rows, kind, origin, typed=False)
+        return _parse(rows, kind, origin, typed=False, threshold=threshold)
     except pl.exceptions.NoDataError:
         raise InputError(f"{origin.name}: no {kind} lines (only comments or blank lines)") from None
     except (_Malformed, pl.exceptions.PolarsError):
