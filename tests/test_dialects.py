@@ -19,6 +19,11 @@ def close(a: float, b: float) -> bool:
     return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
+def close32(a: float, b: float) -> bool:
+    """For libraries that compute in float32 (torchmetrics returns float32 for some measures)."""
+    return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
+
+
 # ------------------------------------------------------------------------------------------ resolution
 def test_names_and_versions_resolve() -> None:
     assert get_dialect("lightgbm").key == "lightgbm@4"
@@ -91,7 +96,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
-    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "lightgbm"}
+    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
@@ -229,10 +234,40 @@ def test_sklearn_dialect_equals_sklearn(seed: int) -> None:
             assert close(ours.per_query[f"q{i}"][f"DCG{cut}"], theirs)
 
 
-def test_tie_average_refuses_nonlinear_measures() -> None:
-    with pytest.raises(rankwise.MeasureError, match="ties=average is defined only for"):
-        rankwise.evaluate({"q": {"a": 1}}, {"q": {"a": 1.0}}, ["RR"], dialect="sklearn")
+def test_tie_average_is_an_expectation_only_for_linear_measures() -> None:
+    # RR is not linear: computed on the doc-id order (b before a) with a caveat, instead of an expectation
+    result = rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, ["RR"], ties="average")
+    assert result.aggregate["RR"] == 0.5
+    assert any("ties=average is not defined for RR" in note for note in result.notes())
     # P@1 over a tie of one relevant and one non-relevant document is its expectation, 1/2
     assert rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, "P@1", ties="average").aggregate[
         "P@1"
     ] == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_torchmetrics_dialect_equals_torchmetrics(seed: int) -> None:
+    torch = pytest.importorskip("torch")
+    retrieval = pytest.importorskip("torchmetrics.functional.retrieval")
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 15))
+    preds = rng.permutation(n) - n / 3.0  # distinct scores, some <= 0
+    grades = rng.choice([0, 0, 1, 2, 3], size=n)
+    binary = (grades > 0).astype(int)
+    qrels = {"q": {f"d{i}": int(g) for i, g in enumerate(grades)}}
+    run = {"q": {f"d{i}": float(p) for i, p in enumerate(preds)}}
+    p_t, b_t, g_t = torch.tensor(preds), torch.tensor(binary), torch.tensor(grades)
+    for k in (1, 3, 5, 20):
+        ours = rankwise.evaluate(qrels, run, [f"AP@{k}", f"P@{k}", f"R@{k}", f"RR@{k}", f"nDCG@{k}", f"HitRate@{k}"],
+                                 dialect="torchmetrics").aggregate  # fmt: skip
+        assert close32(ours[f"AP@{k}"], float(retrieval.retrieval_average_precision(p_t, b_t, top_k=k)))
+        assert close32(ours[f"P@{k}"], float(retrieval.retrieval_precision(p_t, b_t, top_k=k)))
+        assert close32(ours[f"R@{k}"], float(retrieval.retrieval_recall(p_t, b_t, top_k=k)))
+        assert close32(ours[f"RR@{k}"], float(retrieval.retrieval_reciprocal_rank(p_t, b_t, top_k=k)))
+        assert close32(ours[f"HitRate@{k}"], float(retrieval.retrieval_hit_rate(p_t, b_t, top_k=k)))
+        assert close32(ours[f"nDCG@{k}"], float(retrieval.retrieval_normalized_dcg(p_t, g_t, top_k=k)))
+    # nDCG averages tied scores
+    tied = torch.tensor(np.round(preds / 3.0))
+    run_tied = {"q": {f"d{i}": float(p) for i, p in enumerate(tied.numpy())}}
+    ours = rankwise.evaluate(qrels, run_tied, "nDCG@3", dialect="torchmetrics").aggregate["nDCG@3"]
+    assert close32(ours, float(retrieval.retrieval_normalized_dcg(tied, g_t, top_k=3)))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -96,6 +97,7 @@ class EvaluationResult:
     policies: Policies
     run_name: str | None = None
     dialect: str | None = None
+    caveats: tuple[str, ...] = ()
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
@@ -133,6 +135,7 @@ class EvaluationResult:
         lines = [f"{len(ids)} {what}: {_sample(ids)}" for ids, what in query_groups if ids]
         if acc.truncated_rows:
             lines.append(f"{acc.truncated_rows} ranked documents beyond depth {self.policies.depth} were ignored")
+        lines.extend(self.caveats)
         for key, count in self.undefined.items():
             if count:
                 lines.append(f"{key}: undefined for {count} of {len(self.query_ids)} queries, "
@@ -146,22 +149,30 @@ def _sample(ids: tuple[str, ...], shown: int = 5) -> str:
     return text + (f", … ({len(ids) - shown} more)" if len(ids) > shown else "")
 
 
-def compute(aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies) -> np.ndarray:
-    """Per-query values, one row per measure; each distinct measure is computed once."""
+def compute(
+    aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies
+) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Per-query values, one row per measure (each distinct measure computed once), and caveats.
+
+    ``ties=average`` is an expectation, defined only for measures linear in per-rank values; any other
+    measure is computed on the layout order (tied documents by doc id descending) and says so in a caveat.
+    """
     values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
     done: dict[tuple[Measure, int], np.ndarray] = {}
+    caveats = []
+    ordered = dataclasses.replace(aligned, tie_group=None) if aligned.tie_group is not None else aligned
     for i, (key, measure) in enumerate(pairs):
+        data = aligned
         if aligned.tie_group is not None and not measure.spec.tie_average:
-            raise MeasureError(
-                f"{key}: ties=average is defined only for measures linear in per-rank values "
-                "(P, R, DCG, nDCG and counts); choose another tie policy"
-            )
+            data = ordered
+            caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
+                           "values); tied documents were ordered by doc id, descending")  # fmt: skip
         rel = resolved_rel(measure, policies)
-        key = (measure, rel)
-        if key not in done:
-            done[key] = apply_empty_policy(aligned, measure, rel, KERNELS[measure.name](aligned, measure, rel))
-        values[i] = done[key]
-    return values
+        done_key = (measure, rel)
+        if done_key not in done:
+            done[done_key] = apply_empty_policy(data, measure, rel, KERNELS[measure.name](data, measure, rel))
+        values[i] = done[done_key]
+    return values, tuple(caveats)
 
 
 def resolve_policies(dialect: Dialect | None, **given: Any) -> Policies:
@@ -209,7 +220,7 @@ def evaluate(
     qrels_table = load_qrels(qrels, qrels_columns, threshold)
     run_table = load_run(run, run_columns)
     aligned = align(qrels_table, run_table, policies)
-    values = compute(aligned, pairs, policies)
+    values, caveats = compute(aligned, pairs, policies)
     aggregates, undefined = {}, {}
     for i, (key, measure) in enumerate(pairs):
         aggregates[key] = aggregate(values[i], measure.spec.aggregate)
@@ -225,4 +236,5 @@ def evaluate(
         policies=policies,
         run_name=run_table.run_name,
         dialect=chosen.key if chosen else None,
+        caveats=caveats,
     )

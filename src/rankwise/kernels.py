@@ -30,10 +30,16 @@ def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
     return None if m.cutoff is None else a.rank <= m.cutoff
 
 
+def _found(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Rows that count as relevant hits: grade >= rel, and with ``gate=positive_score`` score > 0 too."""
+    relevant = a.relevant(rel)
+    return relevant & (a.score > 0) if _param(m, "gate") == "positive_score" else relevant
+
+
 def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """H_k per query: relevant documents in the top k (or in the whole ranking)."""
-    relevant = a.tie_mean(a.relevant(rel).astype(np.float64))
-    return a.per_query_sum(relevant, _in_cutoff(a, m))
+    found = a.tie_mean(_found(a, m, rel).astype(np.float64))
+    return a.per_query_sum(found, _in_cutoff(a, m))
 
 
 def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -59,7 +65,7 @@ def apply_empty_policy(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
 
 def _first_hit_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Rank of the first relevant document within the cutoff per query; 0 when there is none."""
-    mask = a.relevant(rel)
+    mask = _found(a, m, rel)
     cut = _in_cutoff(a, m)
     if cut is not None:
         mask = mask & cut
@@ -122,7 +128,7 @@ def mean_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Σ_{i≤k, h_i=1} P@i per query, summed in rank order as trec_eval does."""
-    relevant = a.relevant(rel)
+    relevant = _found(a, m, rel)
     mask = relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff)
     precision_at = a.cumulative_within_query(relevant) / a.rank
     return a.per_query_sum(precision_at, mask)

@@ -64,6 +64,27 @@ DIALECTS: tuple[Dialect, ...] = (
         bindings={"nDCG": {"universe": "retrieved"}},
     ),
     Dialect(
+        "torchmetrics",
+        ("1.9", "1.8", "1.7"),
+        ">= 1.7.4",
+        "torchmetrics retrieval: only the items passed exist, AP ÷ hits, a document scored <= 0 is never a hit "
+        "(AP, P, R, RR), nDCG averages tied scores",
+        "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/*.py",
+        "tests/test_dialects.py against torchmetrics.functional.retrieval on tie-free scores (nDCG with ties)",
+        policies={"ties": "average"},
+        bindings={
+            "P": {"gate": "positive_score"},
+            "R": {"universe": "retrieved", "gate": "positive_score"},
+            "RR": {"gate": "positive_score"},
+            "AP": {"denom": "hits", "universe": "retrieved", "gate": "positive_score"},
+            "nDCG": {"universe": "retrieved"},
+        },
+        known_bugs=(
+            "AP, P, R, RR: tied scores are ordered by an unstable sort (implementation-defined); "
+            "rankwise orders them by doc id",
+        ),
+    ),
+    Dialect(
         "lightgbm",
         ("4",),
         "4.x",

@@ -139,6 +139,16 @@ IDEAL = Param(
         "none": "1: nDCG is DCG (OpenRec)",
     },
 )
+GATE = Param(
+    "gate",
+    "choice",
+    "whether a relevant document must also have a positive score to count as a hit",
+    default="none",
+    choices={
+        "none": "no: the grade decides (trec_eval)",
+        "positive_score": "yes: a document scored <= 0 is never a hit; R is unchanged (torchmetrics >= 1.7.4)",
+    },
+)
 RECALL_ROUNDING = Param(
     "round",
     "choice",
@@ -156,7 +166,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Precision: share of the top k that is relevant",
         "P@k = H_k / k   (k counts even when fewer than k documents were retrieved)",
         TREC_EVAL_REF + " m_P.c (P_k)",
-        params=(REL, PRECISION_DENOM, EMPTY),
+        params=(REL, PRECISION_DENOM, GATE, EMPTY),
         aliases=("Precision",),
         cutoff_required=True,
         tie_average=True,
@@ -166,7 +176,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Recall: share of the relevant documents found in the top k",
         "R@k = H_k / R   (0 when R = 0)",
         TREC_EVAL_REF + " m_recall.c (recall_k)",
-        params=(REL, UNIVERSE, EMPTY),
+        params=(REL, UNIVERSE, GATE, EMPTY),
         aliases=("Recall",),
         tie_average=True,
     ),
@@ -190,7 +200,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Reciprocal rank of the first relevant document",
         "RR@k = 1 / min{i ≤ k : h_i = 1}   (0 when no relevant document is in the top k)",
         TREC_EVAL_REF + " m_recip_rank.c (recip_rank); MRR is its mean over queries",
-        params=(REL, RR_HITS, EMPTY),
+        params=(REL, RR_HITS, GATE, EMPTY),
         aliases=("MRR", "RecipRank"),
     ),
     MeasureSpec(
@@ -199,7 +209,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "AP@k = (Σ_{i≤k, h_i=1} P@i) / D   where D is set by denom: R (default), min(k, R), k, or H_k;\n"
         "0 when D = 0. MAP is its mean over queries",
         TREC_EVAL_REF + " m_map.c (map) and m_map_cut.c (map_cut_k, also ÷ R)",
-        params=(REL, AP_DENOM, UNIVERSE, EMPTY),
+        params=(REL, AP_DENOM, UNIVERSE, GATE, EMPTY),
         aliases=("MAP",),
     ),
     MeasureSpec(
