@@ -96,7 +96,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
-    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm"}
+    pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
@@ -271,3 +271,32 @@ def test_torchmetrics_dialect_equals_torchmetrics(seed: int) -> None:
     run_tied = {"q": {f"d{i}": float(p) for i, p in enumerate(tied.numpy())}}
     ours = rankwise.evaluate(qrels, run_tied, "nDCG@3", dialect="torchmetrics").aggregate["nDCG@3"]
     assert close32(ours, float(retrieval.retrieval_normalized_dcg(tied, g_t, top_k=3)))
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_xgboost_dialect_equals_xgboost(seed: int) -> None:
+    xgb = pytest.importorskip("xgboost")
+    rows = _random_groups(seed)
+    query = np.array([int(r[0][1:]) for r in rows])
+    labels = np.array([r[2] for r in rows])
+    scores = np.array([r[3] for r in rows])  # heavy ties: XGBoost keeps the rows' order
+    qrels: dict[str, dict[str, int]] = {}
+    run: dict[str, dict[str, float]] = {}
+    for q, d, label, score in rows:
+        qrels.setdefault(q, {})[d] = label
+        run.setdefault(q, {})[d] = score
+
+    def reference(objective: str, y: np.ndarray, metrics: list[str]) -> dict[str, float]:
+        data = xgb.DMatrix(np.zeros((len(rows), 1)), label=y, qid=query, base_margin=scores)
+        booster = xgb.Booster({"objective": objective, "eval_metric": metrics, "base_score": 0}, [data])
+        fields = booster.eval(data, name="train").split("\t")[1:]  # no trees: metrics of the base margins
+        return {field.split(":")[0][len("train-") :]: float(field.split(":")[1]) for field in fields}
+
+    graded = reference("rank:ndcg", labels, ["ndcg@3", "ndcg@5", "ndcg@3-"])
+    binary = reference("rank:map", (labels > 0).astype(float), ["map@3", "map@5"])  # map needs binary labels
+    ours = rankwise.evaluate(qrels, run, ["nDCG@3", "nDCG@5", "nDCG(empty=zero)@3", "AP@3", "AP@5"], dialect="xgboost")
+    assert close(ours.aggregate["nDCG@3"], graded["ndcg@3"])
+    assert close(ours.aggregate["nDCG@5"], graded["ndcg@5"])
+    assert close(ours.aggregate["nDCG(empty=zero)@3"], graded["ndcg@3-"])
+    assert close(ours.aggregate["AP@3"], binary["map@3"])
+    assert close(ours.aggregate["AP@5"], binary["map@5"])

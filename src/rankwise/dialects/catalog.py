@@ -98,6 +98,20 @@ DIALECTS: tuple[Dialect, ...] = (
         },
     ),
     Dialect(
+        "xgboost",
+        ("3",),
+        "3.x",
+        "XGBoost ndcg@k / map@k: as LightGBM (2^l-1 gains, only the query's rows, stable order, empty query "
+        "= 1); its ndcg@k- / map@k- variants are empty=zero",
+        "dmlc/xgboost src/metric/rank_metric.cc, src/common/ranking_utils.h",
+        "tests/test_dialects.py against XGBoost's own ndcg@k, map@k and ndcg@k- (Booster.eval on base margins)",
+        policies={"ties": "input_order", "queries": "intersection"},
+        bindings={
+            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
+        },
+    ),
+    Dialect(
         "rectools",
         ("0.19",),
         "0.19",
