@@ -97,6 +97,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
+    pinned |= {"rs_metrics"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
@@ -300,3 +301,27 @@ def test_xgboost_dialect_equals_xgboost(seed: int) -> None:
     assert close(ours.aggregate["nDCG(empty=zero)@3"], graded["ndcg@3-"])
     assert close(ours.aggregate["AP@3"], binary["map@3"])
     assert close(ours.aggregate["AP@5"], binary["map@5"])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_rs_metrics_dialect_equals_rs_metrics(seed: int) -> None:
+    rs_metrics = pytest.importorskip("rs_metrics")
+    rng = np.random.default_rng(seed)
+    truth: dict[int, list[int]] = {}
+    recs: dict[int, list[int]] = {}
+    for user in range(int(rng.integers(1, 8))):
+        truth[user] = [int(i) for i in rng.choice(30, int(rng.integers(1, 8)), replace=False)]
+        if rng.random() < 0.85:  # some users get no list at all
+            recs[user] = [int(i) for i in rng.choice(30, int(rng.integers(1, 15)), replace=False)]
+    qrels = {str(u): {str(i): 1 for i in items} for u, items in truth.items()}
+    run = {str(u): {str(i): float(len(items) - r) for r, i in enumerate(items)} for u, items in recs.items()}
+    for k in (1, 5, 10):
+        names = {"precision": f"P@{k}", "recall": f"R@{k}", "mrr": f"RR@{k}", "mapr": f"AP@{k}", "ndcg": f"nDCG@{k}",
+                 "hitrate": f"HitRate@{k}"}  # fmt: skip
+        ours = rankwise.evaluate(qrels, run, list(names.values()), dialect="rs_metrics")
+        for function, measure in names.items():
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the mean of an empty list
+                theirs = getattr(rs_metrics, function)(truth, recs, k=k, apply_mean=False)
+            for user, value in zip(truth, theirs):
+                assert close(ours.per_query[str(user)][measure], float(value)), (function, k, user)

@@ -112,6 +112,21 @@ DIALECTS: tuple[Dialect, ...] = (
         },
     ),
     Dialect(
+        "rs_metrics",
+        ("0.6",),
+        "0.6",
+        "rs_metrics: users of the ground truth, lists in the order given, precision ÷ list length (NaN when empty), "
+        "binary nDCG",
+        "Darel13712/rs_metrics rs_metrics/metrics.py, rs_metrics/parallel.py (user_parallel)",
+        "tests/test_dialects.py against rs_metrics per user (apply_mean=False)",
+        policies={"queries": "qrels", "ties": "input_order"},
+        bindings={"P": {"denom": "retrieved"}, "nDCG": {"gain": "binary"}},
+        known_bugs=(
+            "precision of a user with an empty list is NaN and rs_metrics' np.mean then returns NaN for all "
+            "users; rankwise leaves that user out of the mean and counts it",
+        ),
+    ),
+    Dialect(
         "rectools",
         ("0.19",),
         "0.19",
