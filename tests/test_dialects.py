@@ -97,7 +97,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
-    pinned |= {"rs_metrics"}
+    pinned |= {"rs_metrics", "spark_mllib"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
@@ -325,3 +325,46 @@ def test_rs_metrics_dialect_equals_rs_metrics(seed: int) -> None:
                 theirs = getattr(rs_metrics, function)(truth, recs, k=k, apply_mean=False)
             for user, value in zip(truth, theirs):
                 assert close(ours.per_query[str(user)][measure], float(value)), (function, k, user)
+
+
+@pytest.fixture(scope="module")
+def spark():
+    pytest.importorskip("pyspark")
+    import shutil
+
+    if shutil.which("java") is None:
+        pytest.skip("pyspark needs a Java runtime")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[1]")
+        .appName("rankwise-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spark_mllib_dialect_equals_spark(spark, seed: int) -> None:
+    from pyspark.ml.evaluation import RankingEvaluator
+
+    rng = np.random.default_rng(seed)
+    rows, qrels, run = [], {}, {}
+    for user in range(int(rng.integers(2, 8))):
+        labels = [float(i) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)]
+        predicted = [float(i) for i in rng.choice(20, int(rng.integers(1, 12)), replace=False)]
+        rows.append((predicted, labels))
+        qrels[f"u{user}"] = {str(int(i)): 1 for i in labels}
+        run[f"u{user}"] = {str(int(i)): float(len(predicted) - r) for r, i in enumerate(predicted)}
+    frame = spark.createDataFrame(rows, ["prediction", "label"])
+    names = {"precisionAtK": "P", "recallAtK": "R", "ndcgAtK": "nDCG", "meanAveragePrecisionAtK": "AP"}
+    for k in (1, 5):
+        ours = rankwise.evaluate(qrels, run, [f"{m}@{k}" for m in names.values()] + ["AP"], dialect="spark_mllib")
+        for metric, measure in names.items():
+            theirs = RankingEvaluator(metricName=metric, k=k).evaluate(frame)
+            assert close(ours.aggregate[f"{measure}@{k}"], theirs), (metric, k)
+    assert close(ours.aggregate["AP"], RankingEvaluator(metricName="meanAveragePrecision").evaluate(frame))

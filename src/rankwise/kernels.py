@@ -141,8 +141,8 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     k = float(m.cutoff) if m.cutoff is not None else a.num_retrieved()
     if denom == "R":
         d = relevant_count(a, m, rel)
-    elif denom == "min_k_R":
-        d = np.minimum(k, relevant_count(a, m, rel))
+    elif denom == "min_k_R":  # without a cutoff k is unbounded: D = R
+        d = relevant_count(a, m, rel) if m.cutoff is None else np.minimum(k, relevant_count(a, m, rel))
     elif denom == "k":
         d = np.broadcast_to(k, (a.num_queries,)).astype(np.float64)
     else:

@@ -127,6 +127,17 @@ DIALECTS: tuple[Dialect, ...] = (
         ),
     ),
     Dialect(
+        "spark_mllib",
+        ("3.5", "4.0"),
+        ">= 3.4 (binary relevance)",
+        "Spark RankingMetrics / ml RankingEvaluator: binary nDCG with an ideal of min(k, |labels|), "
+        "MAP@k ÷ min(k, |labels|), MAP ÷ |labels|, only users present in both (inner join)",
+        "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
+        "tests/test_dialects.py against pyspark.ml.evaluation.RankingEvaluator (local Spark)",
+        policies={"queries": "intersection", "ties": "input_order"},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
+    ),
+    Dialect(
         "rectools",
         ("0.19",),
         "0.19",
