@@ -37,7 +37,7 @@ AP_DENOM = Param(
     default="R",
     choices={
         "R": "all relevant judged documents R (trec_eval, ranx, rs_metrics)",
-        "min_k_R": "min(k, R); R without a cutoff (LightGBM, RePlay, RecBole, Spark meanAveragePrecisionAt)",
+        "min_k_R": "min(k, R) (R without a cutoff; LightGBM, RePlay, RecBole, Spark meanAveragePrecisionAt)",
         "k": "the cutoff k (DaisyRec 1.x, RePlay 0.11-0.12)",
         "hits": "relevant documents retrieved in the top k, H_k (torchmetrics, DaisyRec 2.x)",
     },
