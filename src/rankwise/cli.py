@@ -15,9 +15,8 @@ import click
 
 from . import __version__
 from .errors import RankwiseError
+from .formats import FORMATS
 from .policies import QuerySet, TiePolicy
-
-FORMAT_CHOICES = ("table", "trec", "json", "csv")
 
 
 def _fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -118,7 +117,7 @@ def _input_options(cutoffs: str | None, threshold: float | None, truth_cols: str
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(FORMAT_CHOICES),
+    type=click.Choice(FORMATS),
     default="table",
     show_default=True,
     help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.",

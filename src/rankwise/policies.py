@@ -45,19 +45,6 @@ class ScorePrecision(str, Enum):
     """Scores rounded to float32 first, so scores closer than float32 precision tie (pytrec_eval)."""
 
 
-TIE_DOCS = {
-    TiePolicy.DOCNO_DESC: "equal scores: doc id descending (trec_eval)",
-    TiePolicy.DOCNO_ASC: "equal scores: doc id ascending",
-    TiePolicy.INPUT_ORDER: "equal scores: order of the input rows",
-    TiePolicy.AVERAGE: "equal scores: averaged over all their orders (scikit-learn, torchmetrics)",
-}
-QUERY_DOCS = {
-    QuerySet.INTERSECTION: "queries in both qrels and run (trec_eval default)",
-    QuerySet.QRELS: "all judged queries; missing from the run = empty ranking (trec_eval -c)",
-    QuerySet.RUN: "all run queries; unjudged queries have no relevant documents",
-}
-
-
 def _enum(cls: type[Enum], value: object, what: str) -> Enum:
     try:
         return cls(value)

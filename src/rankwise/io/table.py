@@ -46,10 +46,6 @@ class Table:
     origin: Origin
     run_name: str | None = None
 
-    @property
-    def num_rows(self) -> int:
-        return self.frame.height
-
 
 def _ids_to_text(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Expr:
     dtype = frame.schema[column]

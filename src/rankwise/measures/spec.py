@@ -108,9 +108,6 @@ class Param:
             return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
         return str(value)
 
-    def describe_default(self) -> str:
-        return self.default_doc or ("" if self.default is None else self.format(self.default))
-
 
 @dataclass(frozen=True)
 class MeasureSpec:
