@@ -97,7 +97,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
-    pinned |= {"rs_metrics", "spark_mllib"}
+    pinned |= {"rs_metrics", "spark_mllib", "replay", "recbole"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}

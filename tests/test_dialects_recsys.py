@@ -108,3 +108,28 @@ def test_ltr_reference_text_ndcg_with_an_ideal_of_k_perfect_positions(ranks, exp
     assert round(ideal, 2) == 6.55
     if discount == "ln":
         assert value == pytest.approx(sum(1 / LN(r + 1) for r in ranks) / ideal, abs=1e-12)
+
+
+def test_replay_versions() -> None:
+    # MAP@4 for u1: precisions at hits 1/2 and 2/4 sum to 1. >= 0.13 and 0.4 divide by min(4, 3) = 3, 0.11-0.12 by 4.
+    assert per_user("replay", "AP@4")["u1"] == pytest.approx(1 / 3)
+    assert per_user("replay@0.12", "AP@4")["u1"] == pytest.approx(1 / 4)
+    assert per_user("replay@0.4", "AP@4")["u1"] == pytest.approx(1 / 3)
+    with pytest.raises(rankwise.RankwiseError, match=r"no binding for version 0\.1$"):
+        rankwise.get_dialect("replay@0.1")  # versions match by components: "0.1" is neither 0.11 nor 0.13
+    assert rankwise.get_dialect("replay@0").key == "replay@0.13"
+
+
+def test_replay_breaks_ties_by_numeric_item_id_descending() -> None:
+    qrels = {"u": {"9": 1, "10": 0}}
+    run = {"u": {"9": 1.0, "10": 1.0}}
+    # as text "9" > "10", so trec_eval puts 9 first; as numbers 10 > 9, so RePlay puts 10 first
+    assert rankwise.evaluate(qrels, run, "P@1").aggregate["P@1"] == 1.0
+    assert rankwise.evaluate(qrels, run, "P@1", dialect="replay").aggregate["P@1"] == 0.0
+
+
+def test_recbole_averages_users_with_a_positive_item() -> None:
+    result = rankwise.evaluate(QRELS, RUN, ["AP@4"], dialect="recbole")
+    assert set(result.query_ids) == {"u1", "u2"}  # u3 has nothing relevant: not a RecBole test user
+    assert result.per_query["u1"]["AP@4"] == pytest.approx(1 / 3)  # ÷ min(k, r) = 3
+    assert any("have no relevant document and were not evaluated: u3" in note for note in result.notes())

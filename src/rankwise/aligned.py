@@ -34,6 +34,8 @@ class QueryAccounting:
     """Judged queries missing from the run, evaluated as empty rankings (``queries="qrels"``)."""
     unjudged_evaluated: tuple[str, ...]
     """Run queries without judgments, evaluated with no relevant documents (``queries="run"``)."""
+    no_relevant: tuple[str, ...] = ()
+    """Judged queries without a relevant document, not evaluated (``queries="relevant"``)."""
     truncated_rows: int = 0
     """Run rows beyond the depth cut."""
 
@@ -128,8 +130,12 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     in_group[:-1] |= tied_with_next
     group = np.cumsum(np.concatenate(([True], ~tied_with_next)))
     rows = np.flatnonzero(in_group)
-    tied = pl.DataFrame({"g": group[rows], "doc": doc_ids.gather(order[rows]), "pos": np.arange(len(rows))})
-    within = tied.sort(["g", "doc"], descending=[False, ties is not TiePolicy.DOCNO_ASC]).get_column("pos").to_numpy()
+    docs = doc_ids.gather(order[rows])
+    tied = pl.DataFrame({"g": group[rows], "num": docs.cast(pl.Int64, strict=False), "doc": docs})
+    keys = ["g", "num", "doc"] if ties is TiePolicy.DOCNO_DESC_NUMERIC else ["g", "doc"]
+    descending = [False] + [ties is not TiePolicy.DOCNO_ASC] * (len(keys) - 1)
+    within = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True).get_column("pos")
+    within = within.to_numpy()
     order[rows] = order[rows][within]
     return order
 
@@ -145,12 +151,20 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     qrels_in_run = qrels_q.is_in(run_q.implode())
     run_only = tuple(run_q.filter(~run_in_qrels).to_list())
     qrels_only = tuple(qrels_q.filter(~qrels_in_run).to_list())
+    no_relevant: tuple[str, ...] = ()
+    scored_empty = qrels_only if policies.queries is QuerySet.QRELS else ()
     if policies.queries is QuerySet.QRELS:
         evaluated = qrels_q
     elif policies.queries is QuerySet.RUN:
         evaluated = run_q
+    elif policies.queries is QuerySet.RELEVANT:
+        evaluated = qrels.frame.filter(pl.col(VALUE) >= policies.rel_level).get_column(QID).unique().sort()
+        no_relevant = tuple(qrels_q.filter(~qrels_q.is_in(evaluated.implode())).to_list())
+        scored_empty = tuple(evaluated.filter(~evaluated.is_in(run_q.implode())).to_list())
     else:
         evaluated = run_q.filter(run_in_qrels)
+    if evaluated.len() == 0 and policies.queries is QuerySet.RELEVANT:
+        raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
     if evaluated.len() == 0:
         raise InputError(
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
@@ -192,10 +206,11 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     accounting = QueryAccounting(
         evaluated=num_queries,
         run_only=run_only if policies.queries is not QuerySet.RUN else (),
-        qrels_only=qrels_only if policies.queries is not QuerySet.QRELS else (),
-        scored_empty=qrels_only if policies.queries is QuerySet.QRELS else (),
+        qrels_only=qrels_only if policies.queries in (QuerySet.INTERSECTION, QuerySet.RUN) else (),
+        scored_empty=scored_empty,
         unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
         truncated_rows=truncated,
+        no_relevant=no_relevant,
     )
     return Aligned(
         query_ids=evaluated_ids,

@@ -131,6 +131,7 @@ class EvaluationResult:
                              "(queries='qrels' / -c scores them 0)"),
             (acc.scored_empty, "judged queries missing from the run were scored as empty rankings"),
             (acc.unjudged_evaluated, "run queries without judgments were scored with no relevant documents"),
+            (acc.no_relevant, "judged queries have no relevant document and were not evaluated"),
         )  # fmt: skip
         lines = [f"{len(ids)} {what}: {_sample(ids)}" for ids, what in query_groups if ids]
         if acc.truncated_rows:

@@ -18,6 +18,8 @@ class TiePolicy(str, Enum):
     """Doc ids in descending byte order (trec_eval's ``strcmp``; the default)."""
     DOCNO_ASC = "docno_asc"
     """Doc ids in ascending byte order."""
+    DOCNO_DESC_NUMERIC = "docno_desc_numeric"
+    """Doc ids descending as numbers when they read as integers (item 10 before item 9), else as text (RePlay)."""
     INPUT_ORDER = "input_order"
     """The order in which the documents appear in the run (a stable sort)."""
     AVERAGE = "average"
@@ -34,6 +36,9 @@ class QuerySet(str, Enum):
     """Every judged query (trec_eval ``-c``): a query missing from the run is scored as an empty ranking (0)."""
     RUN = "run"
     """Every query of the run: a query without judgments has no relevant documents (scores 0)."""
+    RELEVANT = "relevant"
+    """Judged queries with at least one relevant document (grade >= rel_level); one missing from the run is
+    scored as an empty ranking (RecBole, Elliot: users with a positive test item)."""
 
 
 class ScorePrecision(str, Enum):
