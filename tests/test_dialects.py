@@ -97,7 +97,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
-    pinned |= {"rs_metrics", "spark_mllib", "replay", "recbole"}
+    pinned |= {"rs_metrics", "spark_mllib", "replay", "recbole", "ms_recommenders", "beta_recsys"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
@@ -368,3 +368,54 @@ def test_spark_mllib_dialect_equals_spark(spark, seed: int) -> None:
             theirs = RankingEvaluator(metricName=metric, k=k).evaluate(frame)
             assert close(ours.aggregate[f"{measure}@{k}"], theirs), (metric, k)
     assert close(ours.aggregate["AP"], RankingEvaluator(metricName="meanAveragePrecision").evaluate(frame))
+
+
+@pytest.mark.parametrize("seed", range(15))
+def test_ms_recommenders_dialect_equals_recommenders(seed: int) -> None:
+    evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    truth_rows, pred_rows = [], []
+    for user in range(int(rng.integers(2, 8))):
+        for item in rng.choice(25, int(rng.integers(1, 7)), replace=False):
+            truth_rows.append((user, int(item), 1.0))
+        if user == 0 or rng.random() < 0.8:  # some ground-truth users get no recommendations
+            for rank, item in enumerate(rng.choice(25, int(rng.integers(1, 12)), replace=False)):
+                pred_rows.append((user, int(item), float(100 - rank)))
+    if rng.random() < 0.5:
+        pred_rows.append((99, 1, 1.0))  # a user without ground truth
+    truth = pd.DataFrame(truth_rows, columns=["userID", "itemID", "rating"])
+    pred = pd.DataFrame(pred_rows, columns=["userID", "itemID", "prediction"])
+    qrels = truth.rename(columns={"userID": "user_id", "itemID": "item_id", "rating": "relevance"}).astype(
+        {"relevance": int}
+    )
+    run = pred.rename(columns={"userID": "user_id", "itemID": "item_id", "prediction": "score"})
+    for k in (1, 5, 10):
+        measures = [f"P@{k}", f"R@{k}", f"AP@{k}", f"nDCG@{k}", f"AP(denom=R)@{k}"]
+        ours = rankwise.evaluate(qrels, run, measures, dialect="ms_recommenders").aggregate
+        assert close(ours[f"P@{k}"], evaluation.precision_at_k(truth, pred, k=k))
+        assert close(ours[f"R@{k}"], evaluation.recall_at_k(truth, pred, k=k))
+        assert close(ours[f"AP@{k}"], evaluation.map_at_k(truth, pred, k=k))
+        assert close(ours[f"nDCG@{k}"], evaluation.ndcg_at_k(truth, pred, k=k))
+        assert close(ours[f"AP(denom=R)@{k}"], evaluation.map(truth, pred, k=k))  # its `map`: top k, ÷ r
+
+
+def test_ms_recommenders_1_1_and_beta_recsys_divide_map_by_r() -> None:
+    qrels = {"u": {"a": 1, "b": 1, "c": 1}}
+    run = {"u": {"a": 2.0, "x": 1.0}}
+    # one hit at rank 1: Σ P@i = 1; >= 1.2 divides by min(2, 3) = 2, <= 1.1 and Beta-RecSys by r = 3
+    assert rankwise.evaluate(qrels, run, "AP@2", dialect="ms_recommenders").aggregate["AP@2"] == pytest.approx(1 / 2)
+    for name in ("ms_recommenders@1.1", "beta_recsys"):
+        assert rankwise.evaluate(qrels, run, "AP@2", dialect=name).aggregate["AP@2"] == pytest.approx(1 / 3)
+
+
+def test_per_measure_query_sets_cover_different_users() -> None:
+    qrels = {"u1": {"a": 1}, "u2": {"b": 1}}
+    run = {"u1": {"a": 1.0}}
+    result = rankwise.evaluate(qrels, run, ["P@1", "nDCG@1"], dialect="ms_recommenders")
+    assert result.aggregate == {"P@1": 1.0, "nDCG@1": 0.5}  # P over u1 only, nDCG over u1 and u2
+    assert result.query_ids == ("u1", "u2")
+    assert math.isnan(result.per_query["u2"]["P@1"]) and result.per_query["u2"]["nDCG@1"] == 0.0
+    assert result.undefined == {"P@1": 0, "nDCG@1": 0}
+    assert "nDCG@1: averaged over queries=qrels" in result.notes()

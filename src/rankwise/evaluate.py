@@ -176,6 +176,28 @@ def compute(
     return values, tuple(caveats)
 
 
+def _merge_queries(
+    values: np.ndarray,
+    covered: np.ndarray,
+    query_ids: list[str],
+    rows: list[int],
+    other_values: np.ndarray,
+    other_ids: list[str],
+) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """Put ``other_values`` (for measure rows ``rows``, over ``other_ids``) into a table over the union of
+    query ids; ``covered`` marks which (measure, query) cells each measure actually evaluated."""
+    union = sorted(set(query_ids) | set(other_ids), key=lambda q: q.encode())
+    position = {q: j for j, q in enumerate(union)}
+    merged = np.full((values.shape[0], len(union)), np.nan)
+    merged_covered = np.zeros(merged.shape, dtype=bool)
+    old = [position[q] for q in query_ids]
+    merged[:, old], merged_covered[:, old] = values, covered
+    new = [position[q] for q in other_ids]
+    merged[rows, :], merged_covered[rows, :] = np.nan, False
+    merged[np.ix_(rows, new)], merged_covered[np.ix_(rows, new)] = other_values, True
+    return merged, merged_covered, union
+
+
 def resolve_policies(dialect: Dialect | None, **given: Any) -> Policies:
     """Policies in force: those given explicitly, else the dialect's, else trec_eval's defaults."""
     chosen = {key: value for key, value in given.items() if value is not None}
@@ -222,14 +244,26 @@ def evaluate(
     run_table = load_run(run, run_columns)
     aligned = align(qrels_table, run_table, policies)
     values, caveats = compute(aligned, pairs, policies)
+    query_ids = list(aligned.query_ids)
+    covered = np.ones(values.shape, dtype=bool)
+    overrides = chosen.measure_queries if chosen is not None and queries is None else {}
+    for query_set in sorted({overrides[m.name] for _, m in pairs if m.name in overrides} - {policies.queries.value}):
+        # a dialect that averages some measures over another query set (MS Recommenders' nDCG)
+        rows = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name) == query_set]
+        other = dataclasses.replace(policies, queries=query_set)
+        other_aligned = align(qrels_table, run_table, other)
+        other_values, other_caveats = compute(other_aligned, [pairs[i] for i in rows], other)
+        caveats += other_caveats + tuple(f"{pairs[i][0]}: averaged over queries={query_set}" for i in rows)
+        values, covered, query_ids = _merge_queries(values, covered, query_ids, rows, other_values,
+                                                    list(other_aligned.query_ids))  # fmt: skip
     aggregates, undefined = {}, {}
     for i, (key, measure) in enumerate(pairs):
-        aggregates[key] = aggregate(values[i], measure.spec.aggregate)
-        undefined[key] = int(np.isnan(values[i]).sum())
+        aggregates[key] = aggregate(values[i][covered[i]], measure.spec.aggregate)
+        undefined[key] = int(np.isnan(values[i][covered[i]]).sum())
     return EvaluationResult(
         keys=tuple(k for k, _ in pairs),
         measures=tuple(m for _, m in pairs),
-        query_ids=tuple(aligned.query_ids),
+        query_ids=tuple(query_ids),
         values=values,
         aggregate=aggregates,
         undefined=undefined,

@@ -35,6 +35,7 @@ class Dialect:
     - ``bindings``: family name → parameter values; families without a binding keep rankwise's defaults.
     - ``source``: the files of the library this binding follows; ``verified``: how the tests prove it.
     - ``known_bugs``: library bugs reproduced only inside this dialect (shown by ``explain``).
+    - ``measure_queries``: family → query set, for libraries that average some measures over other queries.
     """
 
     name: str
@@ -46,6 +47,7 @@ class Dialect:
     policies: Mapping[str, str] = field(default_factory=dict)
     bindings: Mapping[str, Binding] = field(default_factory=dict)
     known_bugs: tuple[str, ...] = ()
+    measure_queries: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
