@@ -93,7 +93,7 @@ def format_table(result: EvaluationResult, per_query: bool) -> str:
     from rich.table import Table
 
     heading = f"{len(result.query_ids)} queries" + (f", run {result.run_name}" if result.run_name else "")
-    table = Table(caption=heading, caption_justify="left")
+    table = Table()
     aggregates = [_cell(v) for v in _aggregates(result)]
     if per_query:
         table.add_column("query", style="bold")
@@ -112,7 +112,7 @@ def format_table(result: EvaluationResult, per_query: bool) -> str:
     Console(file=buffer, width=max(100, 12 + 14 * len(result.keys)) if per_query else 100, color_system=None).print(
         table
     )
-    return buffer.getvalue()
+    return buffer.getvalue() + heading + "\n"
 
 
 def _cell(number: float | int | None) -> str:
