@@ -75,8 +75,7 @@ def _with_cutoffs(pairs: list[tuple[str, Measure]], cutoffs: list[int]) -> list[
 
 def resolved_rel(measure: Measure, policies: Policies) -> int:
     """The relevance threshold in force: the measure's own ``rel``, else the evaluation's ``rel_level``."""
-    names = {p.name for p in measure.spec.params}
-    value = measure.get("rel") if "rel" in names else None
+    value = measure.option("rel")
     return int(value) if value is not None else policies.rel_level
 
 
@@ -243,10 +242,13 @@ def evaluate(
     qrels_table = load_qrels(qrels, qrels_columns, threshold)
     run_table = load_run(run, run_columns)
     aligned = align(qrels_table, run_table, policies)
-    values, caveats = compute(aligned, pairs, policies)
-    query_ids = list(aligned.query_ids)
-    covered = np.ones(values.shape, dtype=bool)
     overrides = chosen.measure_queries if chosen is not None and queries is None else {}
+    main = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name, policies.queries.value) == policies.queries]
+    values = np.full((len(pairs), aligned.num_queries), np.nan)
+    values[main], caveats = compute(aligned, [pairs[i] for i in main], policies)
+    query_ids = list(aligned.query_ids)
+    covered = np.zeros(values.shape, dtype=bool)
+    covered[main] = True
     for query_set in sorted({overrides[m.name] for _, m in pairs if m.name in overrides} - {policies.queries.value}):
         # a dialect that averages some measures over another query set (MS Recommenders' nDCG)
         rows = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name) == query_set]

@@ -33,7 +33,7 @@ def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
 def _found(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Rows that count as relevant hits: grade >= rel, and with ``gate=positive_score`` score > 0 too."""
     relevant = a.relevant(rel)
-    return relevant & (a.score > 0) if _param(m, "gate") == "positive_score" else relevant
+    return relevant & (a.score > 0) if m.option("gate") == "positive_score" else relevant
 
 
 def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -44,18 +44,14 @@ def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """R per query: judged documents with grade >= rel, or with ``universe=retrieved`` only those ranked."""
-    if _param(m, "universe") == "retrieved":
+    if m.option("universe") == "retrieved":
         return a.per_query_sum(a.relevant(rel).astype(np.float64))
     return a.num_relevant(rel)
 
 
-def _param(m: Measure, name: str) -> object:
-    return m.get(name) if any(p.name == name for p in m.spec.params) else None
-
-
 def apply_empty_policy(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> np.ndarray:
     """Per ``empty``: a query without relevant documents (R = 0) scores 0 (as computed), 1, or is skipped (NaN)."""
-    policy = _param(m, "empty")
+    policy = m.option("empty")
     if policy is None or policy == "zero":
         return values
     out = values.copy()
@@ -199,7 +195,7 @@ def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     if ideal == "hits":
         found = a.relevant(rel) if m.cutoff is None else a.relevant(rel) & (a.rank <= m.cutoff)
         q, grades = a.qidx[found], a.grade[found]
-    elif _param(m, "universe") == "retrieved":
+    elif m.option("universe") == "retrieved":
         q, grades = a.qidx, a.grade
     else:
         q, grades = a.qrel_qidx, a.qrel_grade

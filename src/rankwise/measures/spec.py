@@ -199,6 +199,12 @@ class Measure:
                 return value
         return self.spec.param(name).default
 
+    def option(self, name: str) -> ParamValue | None:
+        """Like :meth:`get`, but None when the family has no parameter ``name``."""
+        if not any(p.name == name for p in self.spec.params):
+            return None
+        return self.get(name)
+
     def __str__(self) -> str:
         text = self.name
         if self.params:
