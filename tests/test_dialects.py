@@ -98,7 +98,7 @@ def test_ranx_bpref_without_judged_nonrelevant_is_undefined() -> None:
 def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
     pinned |= {"rs_metrics", "spark_mllib", "replay", "recbole", "ms_recommenders", "beta_recsys"}
-    pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit"}  # tests/test_dialects_recsys.py
+    pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit", "elliot", "neurec", "recsys_pytorch"}
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
 
@@ -419,3 +419,27 @@ def test_per_measure_query_sets_cover_different_users() -> None:
     assert math.isnan(result.per_query["u2"]["P@1"]) and result.per_query["u2"]["nDCG@1"] == 0.0
     assert result.undefined == {"P@1": 0, "nDCG@1": 0}
     assert "nDCG@1: averaged over queries=qrels" in result.notes()
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ms_recommenders_auc_equals_recommenders(seed: int) -> None:
+    evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    truth_rows, pred_rows = [], []
+    for user in range(int(rng.integers(2, 8))):
+        for item in rng.choice(25, int(rng.integers(2, 9)), replace=False):
+            truth_rows.append((user, int(item), float(rng.integers(0, 2))))
+        for item in rng.choice(25, int(rng.integers(1, 15)), replace=False):
+            pred_rows.append((user, int(item), float(rng.integers(0, 6)) / 5))  # ties, unjudged items
+    truth = pd.DataFrame(truth_rows, columns=["userID", "itemID", "rating"])
+    truth.loc[0, "rating"], truth.loc[1, "rating"] = 1.0, 0.0
+    pred = pd.DataFrame([*pred_rows, (0, int(truth.itemID[0]), 0.5), (0, int(truth.itemID[1]), 0.25)],
+                        columns=["userID", "itemID", "prediction"]).drop_duplicates(["userID", "itemID"])  # fmt: skip
+    qrels = truth.rename(columns={"userID": "user_id", "itemID": "item_id", "rating": "relevance"}).astype(
+        {"relevance": int}
+    )
+    run = pred.rename(columns={"userID": "user_id", "itemID": "item_id", "prediction": "score"})
+    ours = rankwise.evaluate(qrels, run, ["AUC"], dialect="ms_recommenders").aggregate["AUC"]
+    assert close(ours, evaluation.auc(truth, pred))

@@ -12,6 +12,7 @@ import math
 import pytest
 
 import rankwise
+from rankwise.explain import explain
 
 QRELS = {"u1": {"B": 1, "D": 1, "F": 1, "C": 0}, "u2": {"X": 1}, "u3": {"Q": 0}}
 RUN = {
@@ -133,3 +134,70 @@ def test_recbole_averages_users_with_a_positive_item() -> None:
     assert set(result.query_ids) == {"u1", "u2"}  # u3 has nothing relevant: not a RecBole test user
     assert result.per_query["u1"]["AP@4"] == pytest.approx(1 / 3)  # ÷ min(k, r) = 3
     assert any("have no relevant document and were not evaluated: u3" in note for note in result.notes())
+
+
+def test_elliot() -> None:
+    result = rankwise.evaluate(QRELS, RUN, ["AP@4", "AP@6", "P@4"], dialect="elliot")
+    assert result.query_ids == ("u1", "u2")  # u3: nothing relevant; users without recommendations are skipped too
+    # MAP = (1/k) Σ_{n≤k} P@n over every rank: P@1..4 = 0, 1/2, 1/3, 2/4
+    assert result.per_query["u1"]["AP@4"] == pytest.approx((0 + 1 / 2 + 1 / 3 + 2 / 4) / 4)
+    # past the 5-item list P@6 = H_5 / 6 = 3/6
+    assert result.per_query["u1"]["AP@6"] == pytest.approx((0 + 1 / 2 + 1 / 3 + 2 / 4 + 3 / 5 + 3 / 6) / 6)
+    assert result.per_query["u2"]["AP@4"] == 0.0
+    no_recs = rankwise.evaluate({**QRELS, "u4": {"a": 1}}, RUN, ["P@4"], dialect="elliot")
+    assert "u4" not in no_recs.query_ids and "missing from the run" in " ".join(no_recs.notes())
+    # nDCG gain 2^(g − t + 1) − 1 with t = -l: ratings 5, 4, 3 at t = 4 gain 3, 1, 0
+    graded = {"u": {"a": 5, "b": 4, "c": 3}}
+    ranking = {"u": {"a": 3.0, "c": 2.0, "b": 1.0}}
+    value = rankwise.evaluate(graded, ranking, "nDCG@3", dialect="elliot", rel_level=4).aggregate["nDCG@3"]
+    assert value == pytest.approx((3 + 1 / L2(4)) / (3 + 1 / L2(3)), abs=1e-12)
+
+
+def test_elliot_auc_family() -> None:
+    # u1: |L| = 5, R = 3, so Elliot's negatives = 5 − 3 + 1 = 3; hits at ranks 2, 4, 5 have 1, 2, 2 others above
+    terms = [1 - 1 / 3, 1 - 2 / 3, 1 - 2 / 3]
+    gauc = per_user("elliot", "AUC")
+    assert gauc == pytest.approx({"u1": sum(terms) / 3, "u2": 0.0})  # GAUC ÷ R; u2's relevant item not shown
+    assert per_user("elliot", "AUC@4")["u1"] == pytest.approx(sum(terms[:2]) / min(4, 3))  # LAUC@4
+    pooled = rankwise.evaluate(QRELS, RUN, "AUC(mean=pooled)", dialect="elliot").aggregate["AUC(mean=pooled)"]
+    assert pooled == pytest.approx(sum(terms) / 3)  # mean over every (user, found relevant item) pair
+
+
+def test_neurec() -> None:
+    # Σ P@i at hits = 1/2 + 2/4 = 1, divided by Σ_{i=1..4} min(i, 3) = 1 + 2 + 3 + 3 = 9
+    assert per_user("neurec", "AP@4")["u1"] == pytest.approx(1 / 9)
+    assert per_user("neurec", "AP@2")["u1"] == pytest.approx((1 / 2) / (1 + 2))
+    assert per_user("neurec", "HitRate@4") == {"u1": 0.0, "u2": 0.0, "u3": 0.0}  # the == bug: never a hit
+    assert per_user(None, "HitRate@4")["u1"] == 1.0
+    bugs = explain("HitRate@4", dialect="neurec")
+    assert "Known library bug" in bugs and "never true" in bugs
+
+
+def test_recsys_pytorch() -> None:
+    result = rankwise.evaluate(QRELS, RUN, ["nDCG@4", "R@4", "P@4"], dialect="recsys_pytorch")
+    ndcg = (1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3) + 1 / L2(4))  # binary, ideal over min(|T|, k) = 3
+    assert result.per_query["u1"]["nDCG@4"] == pytest.approx(ndcg, abs=1e-12)
+    assert result.per_query["u1"]["R@4"] == pytest.approx(2 / 3)
+    assert math.isnan(result.per_query["u3"]["P@4"])  # no test items: the library crashes; left out, counted
+    assert result.undefined == {"nDCG@4": 1, "R@4": 1, "P@4": 1}
+
+
+def test_auc_flavours() -> None:
+    # u1's full list A B C D F with B, D, F relevant: others above the hits 1, 2, 2 -> 5 of 6 pairs wrong
+    assert per_user("replay", "AUC@5")["u1"] == pytest.approx(1 - 5 / 6)
+    assert per_user("replay", "AUC@5")["u2"] == 0.0  # no hit in the top k: 0
+    only_hits = rankwise.evaluate({"u": {"a": 1, "b": 1}}, {"u": {"a": 2.0, "b": 1.0, "c": 0.5}}, "AUC@2",
+                                  dialect="replay")  # fmt: skip
+    assert only_hits.aggregate["AUC@2"] == 1.0  # no negative in the top k: 1
+    # the RePlay docstring example: [N, P, N, P, N] -> 1 − 3/6
+    example = {"u": {d: 5.0 - i for i, d in enumerate("npqrs")}}
+    assert rankwise.evaluate({"u": {"p": 1, "r": 1}}, example, "AUC@5", dialect="replay").aggregate["AUC@5"] == 0.5
+    # DL-RS-Eval: within the list; no negatives -> 1 (checked first), no positives -> 0
+    assert per_user("dl_rs_eval", "AUC") == pytest.approx({"u1": 1 / 6, "u2": 0.0, "u3": 0.0})
+    # RecBole GAUC: users without both classes dropped, the rest weighted by their positives
+    recbole = rankwise.evaluate(QRELS, RUN, "AUC", dialect="recbole")
+    assert recbole.aggregate["AUC"] == pytest.approx(1 / 6) and recbole.undefined["AUC"] == 1
+    # scikit-learn per query: ties count one half; position-based flavours never tie
+    tied = {"u": {"a": 1.0, "b": 1.0}}
+    assert rankwise.evaluate({"u": {"a": 1}}, tied, "AUC").aggregate["AUC"] == 0.5
+    assert rankwise.evaluate({"u": {"a": 1}}, tied, "AUC(compare=rank)").aggregate["AUC(compare=rank)"] == 0.0

@@ -223,3 +223,59 @@ def test_ndcg_ideal_uses_unretrieved_judged_documents_unlike_sklearn_on_the_run_
         assert got <= run_only + 1e-12
         higher += run_only > got + 1e-9
     assert higher >= 1
+
+
+# ------------------------------------------------------------------------------------------------- ROC AUC
+# rankwise's AUC ranks a query's *retrieved* documents: relevant (grade >= rel) against every other retrieved
+# document (judged non-relevant or unjudged), equal scores counting one half — scikit-learn's roc_auc_score with
+# y_true = [grade >= rel] and y_score = the run score. Queries with one class are undefined (scikit-learn raises).
+
+
+def _auc_case(seed: int) -> tuple[dict, dict]:
+    """Queries with heavy score ties, unjudged documents, and some queries of one class only."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q in range(int(rng.integers(1, 25))):
+        docs = [f"d{i}" for i in range(int(rng.integers(1, 15)))]
+        run[f"q{q}"] = {d: float(rng.integers(0, 5)) / 4 for d in docs}
+        qrels[f"q{q}"] = {d: int(rng.integers(-1, 3)) for d in docs if rng.random() < 0.7}
+        qrels[f"q{q}"]["never-retrieved"] = 1
+    return qrels, run
+
+
+def _labels(qrels_q: dict, run_q: dict) -> tuple[list[int], list[float]]:
+    return [int(qrels_q.get(d, -9) >= 1) for d in run_q], list(run_q.values())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_auc_equals_sklearn_per_query_weighted_and_pooled(seed):
+    qrels, run = _auc_case(seed)
+    result = rankwise.evaluate(qrels, run, ["AUC", "AUC(mean=positives)", "AUC(mean=pooled)"])
+    per_query, weights, all_y, all_s = [], [], [], []
+    for q in run:
+        y, s = _labels(qrels[q], run[q])
+        all_y += y
+        all_s += s
+        expected = metrics.roc_auc_score(y, s) if 0 < sum(y) < len(y) else math.nan
+        assert _close(result.per_query[q]["AUC"], expected), q
+        if not math.isnan(expected):
+            per_query.append(expected)
+            weights.append(sum(y))
+    assert result.undefined["AUC"] == len(run) - len(per_query)
+    assert _close(result.aggregate["AUC"], float(np.mean(per_query)) if per_query else math.nan)
+    weighted = float(np.average(per_query, weights=weights)) if per_query else math.nan
+    assert _close(result.aggregate["AUC(mean=positives)"], weighted)
+    pooled = metrics.roc_auc_score(all_y, all_s) if 0 < sum(all_y) < len(all_y) else math.nan
+    assert _close(result.aggregate["AUC(mean=pooled)"], pooled)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_auc_at_k_equals_sklearn_on_the_top_k(seed):
+    qrels, run = _auc_case(seed)
+    result = rankwise.evaluate(qrels, run, ["AUC@3"], ties="docno_desc")
+    for q in run:
+        top = dict(sorted(run[q].items(), key=lambda kv: kv[0], reverse=True))
+        top = dict(sorted(top.items(), key=lambda kv: -kv[1])[:3])  # score desc, ties by doc id desc
+        y, s = _labels(qrels[q], top)
+        expected = metrics.roc_auc_score(y, s) if 0 < sum(y) < len(y) else math.nan
+        assert _close(result.per_query[q]["AUC@3"], expected), q

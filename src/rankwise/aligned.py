@@ -157,13 +157,18 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         evaluated = qrels_q
     elif policies.queries is QuerySet.RUN:
         evaluated = run_q
-    elif policies.queries is QuerySet.RELEVANT:
+    elif policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
         evaluated = qrels.frame.filter(pl.col(VALUE) >= policies.rel_level).get_column(QID).unique().sort()
         no_relevant = tuple(qrels_q.filter(~qrels_q.is_in(evaluated.implode())).to_list())
-        scored_empty = tuple(evaluated.filter(~evaluated.is_in(run_q.implode())).to_list())
+        if policies.queries is QuerySet.COMMON_RELEVANT:
+            missing = set(qrels_only)
+            no_relevant = tuple(q for q in no_relevant if q not in missing)
+            evaluated = evaluated.filter(evaluated.is_in(run_q.implode()))
+        else:
+            scored_empty = tuple(evaluated.filter(~evaluated.is_in(run_q.implode())).to_list())
     else:
         evaluated = run_q.filter(run_in_qrels)
-    if evaluated.len() == 0 and policies.queries is QuerySet.RELEVANT:
+    if evaluated.len() == 0 and policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
         raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
     if evaluated.len() == 0:
         raise InputError(
@@ -206,7 +211,9 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     accounting = QueryAccounting(
         evaluated=num_queries,
         run_only=run_only if policies.queries is not QuerySet.RUN else (),
-        qrels_only=qrels_only if policies.queries in (QuerySet.INTERSECTION, QuerySet.RUN) else (),
+        qrels_only=qrels_only
+        if policies.queries in (QuerySet.INTERSECTION, QuerySet.RUN, QuerySet.COMMON_RELEVANT)
+        else (),
         scored_empty=scored_empty,
         unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
         truncated_rows=truncated,

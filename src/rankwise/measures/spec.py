@@ -129,6 +129,7 @@ class MeasureSpec:
     cutoff_required: bool = False
     cutoff_doc: str = "k: only the top k documents of the ranking count"
     aggregate: Literal["mean", "sum", "gmean"] = "mean"
+    """``mean``, ``sum`` or ``gmean``; a family with a ``mean`` parameter (AUC) lets each measure choose."""
     empty: str = "0"
     is_count: bool = False
     tie_average: bool = False
@@ -204,6 +205,16 @@ class Measure:
         if not any(p.name == name for p in self.spec.params):
             return None
         return self.get(name)
+
+    @property
+    def aggregation(self) -> str:
+        """How per-query values combine: the family's ``aggregate``, or the measure's ``mean`` parameter
+        (``query`` → ``mean``, ``positives`` → weighted by relevant documents, ``pooled`` → one value from all
+        rows)."""
+        how = self.option("mean")
+        if how is None:
+            return self.spec.aggregate
+        return {"query": "mean"}.get(str(how), str(how))
 
     def __str__(self) -> str:
         text = self.name
