@@ -126,3 +126,38 @@ def test_movielens_ranx_and_lightgbm_dialects(movielens) -> None:
     for k in (10, 20):
         assert math.isclose(ours.aggregate[f"nDCG@{k}"], reference[f"ndcg@{k}"], rel_tol=1e-9)
         assert math.isclose(ours.aggregate[f"AP@{k}"], reference[f"map@{k}"], rel_tol=1e-9)
+
+
+def test_movielens_ms_recommenders_and_rs_metrics_dialects(movielens) -> None:
+    truth, recs = movielens
+    evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
+    liked = truth.filter(pl.col("rating") >= 4)  # MS Recommenders' ground truth lists relevant items only
+    true_df = liked.rename({"user_id": "userID", "item_id": "itemID"}).to_pandas()
+    pred_df = recs.with_columns(prediction=-pl.col("rank").cast(pl.Float64)).rename(
+        {"user_id": "userID", "item_id": "itemID"}
+    ).drop("rank").to_pandas()
+    ours = rankwise.evaluate(liked, recs, ["P@10", "R@20", "AP@20", "nDCG@20"], threshold=4, dialect="ms_recommenders")
+    theirs = {
+        "P@10": evaluation.precision_at_k(true_df, pred_df, k=10),
+        "R@20": evaluation.recall_at_k(true_df, pred_df, k=20),
+        "AP@20": evaluation.map_at_k(true_df, pred_df, k=20),
+        "nDCG@20": evaluation.ndcg_at_k(true_df, pred_df, k=20),
+    }
+    for key, value in theirs.items():
+        assert math.isclose(ours.aggregate[key], value, rel_tol=1e-9), key
+    rs_metrics = pytest.importorskip("rs_metrics")
+    qrels, run = _as_dicts(truth, recs)
+    relevant = {int(u): [int(i) for i, g in items.items() if g] for u, items in qrels.items()}
+    lists = {int(u): [int(i) for i, _ in sorted(items.items(), key=lambda kv: -kv[1])] for u, items in run.items()}
+    pairs = (("mapr", "AP@20"), ("ndcg", "nDCG@20"), ("mrr", "RR@20"), ("recall", "R@20"), ("precision", "P@10"))
+    ours = rankwise.evaluate(truth, recs, [key for _, key in pairs], threshold=4, dialect="rs_metrics")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # users without relevant items: 0/0 in rs_metrics
+        for function, key in pairs:
+            k = int(key.split("@")[1])
+            per_user = [float(v) for v in getattr(rs_metrics, function)(relevant, lists, k=k, apply_mean=False)]
+            for user, value in zip(relevant, per_user):
+                mine = ours.per_query[str(user)][key]
+                assert (math.isnan(mine) and math.isnan(value)) or math.isclose(mine, value, rel_tol=1e-9), key
+            assert math.isclose(ours.aggregate[key], float(np.nanmean(per_user)), rel_tol=1e-9), key
+            assert ours.undefined[key] == int(np.isnan(per_user).sum())

@@ -125,10 +125,16 @@ DIALECTS: tuple[Dialect, ...] = (
         "Darel13712/rs_metrics rs_metrics/metrics.py, rs_metrics/parallel.py (user_parallel)",
         "tests/test_dialects.py against rs_metrics per user (apply_mean=False)",
         policies={"queries": "qrels", "ties": "input_order"},
-        bindings={"P": {"denom": "retrieved"}, "nDCG": {"gain": "binary"}},
+        bindings={
+            "P": {"denom": "retrieved"},
+            "nDCG": {"gain": "binary", "empty": "skip"},
+            "R": {"empty": "skip"},
+        },
         known_bugs=(
             "precision of a user with an empty list is NaN and rs_metrics' np.mean then returns NaN for all "
             "users; rankwise leaves that user out of the mean and counts it",
+            "nDCG and recall of a user without relevant items are 0/0 = NaN, and the mean becomes NaN; rankwise "
+            "leaves that user out of the mean and counts it",
         ),
     ),
     Dialect(
