@@ -150,14 +150,18 @@ DIALECTS: tuple[Dialect, ...] = (
     ),
     Dialect(
         "replay",
-        ("0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20"),
+        ("0.13", "0.14", "0.15", "0.16", "0.17", "0.18", "0.19", "0.20", "0.21", "0.22"),
         ">= 0.13",
-        "RePlay: users of the ground truth (no recommendations = 0), MAP ÷ min(k, r), binary nDCG, ties by item "
-        "id descending",
-        "sb-ai-lab/RePlay replay/metrics/map.py, ndcg.py, base_metric.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
-        policies={"queries": "qrels", "ties": "docno_desc_numeric"},
+        "RePlay: users of the ground truth, i.e. with a relevant item (no recommendations = 0), MAP ÷ min(k, r), "
+        "binary nDCG, ties by item id descending",
+        "sb-ai-lab/RePlay replay/metrics/map.py, ndcg.py, rocauc.py, base_metric.py",
+        "tests/test_dialects_replay.py against replay-rec (0.20-0.22) per user and mean; tests/test_dialects_recsys.py",
+        policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
+        known_bugs=(
+            "before 0.20, pandas input is sorted by score alone with pandas' unstable sort, so tied scores do not "
+            "come out by item id descending (its polars and Spark paths do); rankwise always orders them so",
+        ),
     ),
     Dialect(
         "replay",
@@ -166,7 +170,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "RePlay 0.11–0.12: MAP ÷ k",
         "sb-ai-lab/RePlay replay/metrics/map.py (0.11)",
         "tests/test_dialects_recsys.py, hand-computed from the source",
-        policies={"queries": "qrels", "ties": "docno_desc_numeric"},
+        policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "k"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
     Dialect(
@@ -176,7 +180,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "RePlay 0.4: MAP ÷ min(k, r) (its docs said 1/K)",
         "sb-ai-lab/RePlay replay/metrics/map.py (0.4)",
         "tests/test_dialects_recsys.py, hand-computed from the source",
-        policies={"queries": "qrels", "ties": "docno_desc_numeric"},
+        policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
     Dialect(
