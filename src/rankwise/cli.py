@@ -19,7 +19,7 @@ from .formats import FORMATS
 from .policies import QuerySet, TiePolicy
 
 
-def _fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
+def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
     """Turn rankwise errors and OS errors into one line on stderr and exit status 2."""
 
     @wraps(command)
@@ -129,7 +129,7 @@ def _input_options(cutoffs: str | None, threshold: float | None, truth_cols: str
     help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); `rankwise dialects` lists them.",
 )
 @_recommendation_options
-@_fail_cleanly
+@fail_cleanly
 def evaluate(
     qrels: str,
     run: str,
@@ -148,7 +148,6 @@ def evaluate(
     rec_cols: str | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
-    from . import formats
     from .evaluate import evaluate as run_evaluation
 
     if all_queries and queries not in (None, QuerySet.QRELS.value):
@@ -157,10 +156,16 @@ def evaluate(
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                             rel_level=rel_level, dialect=dialect,
                             **_input_options(cutoffs, threshold, truth_cols, rec_cols))  # fmt: skip
+    echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
+
+
+def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False) -> None:
+    """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout."""
+    from . import formats
+
     for note in result.notes():
         click.echo(f"rankwise: note: {note}", err=True)
     if output_format == "trec":
-        with_runid = not measures or "official" in measures
         text = formats.format_trec(result, per_query, with_runid)
     elif output_format == "json":
         text = formats.format_json(result)
@@ -185,7 +190,7 @@ def list_measures() -> None:
 @click.option(
     "--dialect", default=None, metavar="NAME[@VERSION]", help="Explain the measure as this library defines it."
 )
-@_fail_cleanly
+@fail_cleanly
 def explain(measure: str, rel_level: int, dialect: str | None) -> None:
     """Print MEASURE's full definition, formula and every parameter value in force."""
     from .explain import explain as text
@@ -199,7 +204,7 @@ def explain(measure: str, rel_level: int, dialect: str | None) -> None:
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help="Measures to compare (repeatable).")
 @click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
 @_recommendation_options
-@_fail_cleanly
+@fail_cleanly
 def dialects(
     qrels: str | None,
     run: str | None,
@@ -221,6 +226,14 @@ def dialects(
     options = _input_options(cutoffs, threshold, truth_cols, rec_cols)
     click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)
 
+
+def _add_ltr() -> None:
+    from .ltr.cli import ltr
+
+    main.add_command(ltr)
+
+
+_add_ltr()
 
 if __name__ == "__main__":  # pragma: no cover
     main()

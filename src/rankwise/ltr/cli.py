@@ -1,0 +1,182 @@
+"""``rankwise ltr``: train a ranker on SVMlight/libsvm files, predict a TREC run, evaluate with rankwise measures.
+
+Documents are named by their position in their query (``0``, ``1``, ...), the same in ``ltr qrels`` and
+``ltr predict``, so their output works with ``rankwise evaluate`` and every dialect.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+import numpy as np
+import polars as pl
+
+from ..cli import echo_result, fail_cleanly
+from ..errors import RankwiseError
+from ..formats import FORMATS
+from .models import MODEL_KINDS
+from .svmlight import LtrData, read_svmlight
+
+
+def _read(path: str, zero_based: bool, num_features: int | None = None) -> LtrData:
+    return read_svmlight(path, zero_based=zero_based, num_features=num_features)
+
+
+def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``key=value`` texts to a dict; values that read as numbers become numbers."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise RankwiseError(f"-p {pair!r}: parameters are KEY=VALUE")
+        params[key.strip()] = _number_or_text(value.strip())
+    return params
+
+
+def _number_or_text(text: str) -> Any:
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def _cutoffs(text: str) -> list[int]:
+    try:
+        values = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise RankwiseError(f"--eval-at {text!r}: cutoffs must be integers separated by commas") from None
+    if not values or min(values) < 1:
+        raise RankwiseError(f"--eval-at {text!r}: give positive cutoffs, e.g. 1,3,5")
+    return values
+
+
+def trec_run(data: LtrData, scores: np.ndarray, run_name: str) -> pl.DataFrame:
+    """A TREC run (``qid Q0 docno rank score tag``): queries in file order, each one's rows by score descending,
+    ties in row order (as LightGBM and XGBoost rank them)."""
+    frame = data.to_run(scores).with_columns(group=pl.Series(data.row_groups()), row=pl.int_range(pl.len()))
+    frame = frame.sort(["group", "score", "row"], descending=[False, True, False])
+    return frame.select(
+        "query_id",
+        pl.lit("Q0").alias("q0"),
+        "doc_id",
+        (pl.int_range(pl.len()).over("query_id") + 1).alias("rank"),
+        "score",
+        pl.lit(run_name).alias("tag"),
+    )
+
+
+def _write(frame: pl.DataFrame, output: str | None) -> None:
+    text = frame.write_csv(separator=" ", include_header=False)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text)
+
+
+@click.group("ltr")
+def ltr() -> None:
+    """Learning to rank on SVMlight/libsvm files (qid: or FILE.query): train, predict, evaluate."""
+
+
+@ltr.command("train")
+@click.argument("train_file", metavar="TRAIN")
+@click.option("--valid", "valid_file", default=None, help="Validation file: early stopping and progress.")
+@click.option("--model", "kind", type=click.Choice(list(MODEL_KINDS)), default="lightgbm", show_default=True,
+              help="lightgbm / xgboost: LambdaMART; linear / mlp: PyTorch scorers trained with --loss.")  # fmt: skip
+@click.option("--loss", default=None, help="Neural loss: mse, sigmoid_ce, sigmoid_ce_graded, ranknet, listnet, "
+              "listmle, lambdarank, approxndcg [default: lambdarank].")  # fmt: skip
+@click.option("-p", "--param", "param_pairs", multiple=True, metavar="KEY=VALUE",
+              help="Library parameter (LightGBM/XGBoost names; neural: hidden=64,32, learning_rate=...).")  # fmt: skip
+@click.option("--rounds", type=int, default=100, show_default=True, help="Boosting rounds or epochs.")
+@click.option("--early-stopping", type=int, default=None, help="Stop after N rounds without a better validation nDCG.")
+@click.option("--eval-at", default="1,3,5", show_default=True, help="Validation nDCG cutoffs.")
+@click.option("--seed", type=int, default=None, help="Random seed [default: each library's].")
+@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@click.option("-o", "--output", required=True, help="Directory to save the model in.")
+@click.option("--quiet", is_flag=True, help="No progress lines.")
+@fail_cleanly
+def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, param_pairs: tuple[str, ...],
+          rounds: int, early_stopping: int | None, eval_at: str, seed: int | None, zero_based: bool, output: str,
+          quiet: bool) -> None:  # fmt: skip
+    """Train a ranker on TRAIN and save it to a directory (-o)."""
+    from .models import train_ranker
+
+    params = _params(param_pairs)
+    if loss is not None:
+        if kind in ("lightgbm", "xgboost"):
+            raise RankwiseError(f"--loss is for the neural models; {kind} takes -p objective=...")
+        params["loss"] = loss
+    data = _read(train_file, zero_based)
+    valid = _read(valid_file, zero_based, data.num_features) if valid_file else None
+
+    def progress(iteration: int, values: Any) -> None:
+        if not quiet:
+            shown = "  ".join(f"{name}={value:.6f}" for name, value in values.items())
+            click.echo(f"[{iteration:>4}] {shown}", err=True)
+
+    ranker = train_ranker(kind, data, valid, params=params, rounds=rounds, early_stopping=early_stopping,
+                          eval_at=_cutoffs(eval_at), seed=seed, on_progress=progress)  # fmt: skip
+    ranker.save(output)
+    shown = "  ".join(f"{name}={value:.6f}" for name, value in ranker.best_metrics.items())
+    used = f" ({ranker.used_features} used)" if ranker.used_features is not None else ""
+    click.echo(f"{kind}: {data.num_rows} rows, {data.num_groups} queries, {data.num_features} features{used}; "
+               f"best iteration {ranker.best_iteration} {shown}; saved to {output}", err=True)  # fmt: skip
+
+
+@ltr.command("predict")
+@click.argument("model_dir", metavar="MODEL")
+@click.argument("data_file", metavar="DATA")
+@click.option("-o", "--output", default=None, help="Write the run here [default: stdout].")
+@click.option("--run-name", default="rankwise", show_default=True, help="The run's tag (last column).")
+@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@fail_cleanly
+def predict(model_dir: str, data_file: str, output: str | None, run_name: str, zero_based: bool) -> None:
+    """Score DATA with a saved MODEL and write a TREC run (documents named by their position in the query)."""
+    from .models import Ranker
+
+    ranker = Ranker.load(model_dir)
+    data = _read(data_file, zero_based, ranker.num_features)
+    _write(trec_run(data, ranker.predict(data), run_name), output)
+
+
+@ltr.command("qrels")
+@click.argument("data_file", metavar="DATA")
+@click.option("-o", "--output", default=None, help="Write the qrels here [default: stdout].")
+@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@fail_cleanly
+def qrels(data_file: str, output: str | None, zero_based: bool) -> None:
+    """Write the labels of DATA as TREC qrels (``qid 0 docno grade``)."""
+    frame = _read(data_file, zero_based).to_qrels()
+    _write(frame.select("query_id", pl.lit("0").alias("iter"), "doc_id", "grade"), output)
+
+
+@ltr.command("evaluate")
+@click.argument("model_dir", metavar="MODEL")
+@click.argument("data_file", metavar="DATA")
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",
+              help="Measures (repeatable) [default: nDCG@1,3,5,10 and AP].")  # fmt: skip
+@click.option("--dialect", default=None, metavar="NAME[@VERSION]", help="Compute measures as this library does.")
+@click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
+@click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@fail_cleanly
+def evaluate_model(model_dir: str, data_file: str, measures: tuple[str, ...], dialect: str | None, per_query: bool,
+                   output_format: str, zero_based: bool) -> None:  # fmt: skip
+    """Score DATA with a saved MODEL and evaluate the ranking against DATA's labels."""
+    from ..evaluate import evaluate
+    from .models import Ranker
+
+    ranker = Ranker.load(model_dir)
+    data = _read(data_file, zero_based, ranker.num_features)
+    chosen = list(measures) or ["nDCG@1", "nDCG@3", "nDCG@5", "nDCG@10", "AP"]
+    result = evaluate(data.to_qrels(), data.to_run(ranker.predict(data)), chosen, dialect=dialect)
+    echo_result(result, output_format, per_query)
+
+
+def main() -> None:  # pragma: no cover - convenience for `python -m rankwise.ltr.cli`
+    ltr(sys.argv[1:])
