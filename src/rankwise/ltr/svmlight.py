@@ -17,7 +17,8 @@ One line per row (document)::
 - ``#`` starts a comment to the end of the line (whole-line or trailing); blank lines are skipped. Columns
   are separated by spaces or tabs; CRLF line ends and ``.gz`` files are fine.
 
-Every problem is an :class:`~rankwise.errors.InputError` with one line naming ``file:line``.
+Every problem is an :class:`~rankwise.errors.InputError` of one line naming the file and, where one line is
+at fault, the line (``file:line: ...``).
 
 Fast path (no per-line Python): every newline becomes a marker token ``-inf:``, and polars' multi-threaded
 CSV reader, told that a space ends a record and a colon separates fields, parses every token at once into
@@ -108,11 +109,14 @@ class LtrData:
             ("indices", np.int32),
             ("values", np.float64),
         ):
-            array = np.asarray(getattr(self, name), dtype=dtype)
+            given = getattr(self, name)
+            array = np.asarray(given, dtype=dtype)
             if array.ndim != 1:
                 raise RankwiseError(f"LtrData.{name} must be one-dimensional, not shape {array.shape}")
-            if array.flags.writeable and array is getattr(self, name):
-                array = array.copy()
+            if array is given and array.flags.writeable:
+                array = array.copy()  # never freeze the caller's own array
+            elif dtype != np.float64 and not np.array_equal(array, given):
+                raise RankwiseError(f"LtrData.{name} must hold integers that fit {np.dtype(dtype).name}")
             object.__setattr__(self, name, _frozen(array))
         object.__setattr__(self, "num_features", int(self.num_features))
         problem = _inconsistency(self)
@@ -497,9 +501,7 @@ def _parse_carefully(text: bytes, name: str, last_line: int | None = None) -> _R
             first_qid = (number, qid is not None)
         elif first_qid[1] != (qid is not None):
             has, lacks = (number, first_qid[0]) if qid is not None else (first_qid[0], number)
-            raise InputError(
-                f"{name}:{number}: line {has} has qid: but line {lacks} has none; give qid: on every row"
-            )
+            raise InputError(f"{name}:{number}: line {has} has qid: but line {lacks} has none; give qid: on every row")
         labels.append(label)
         qids.append(qid)
         lengths.append(len(row_indices))
@@ -715,8 +717,9 @@ def write_svmlight(
         names = pl.Series(np.arange(data.num_features, dtype=np.int64) + shift).cast(pl.String)
         keys = pl.select(pl.concat_str([pl.lit(" "), names, pl.lit(":")])).to_series().gather(data.indices)
     else:
-        keys = pl.select(pl.concat_str([pl.lit(" "), pl.Series(data.indices.astype(np.int64) + shift)
-                                        .cast(pl.String), pl.lit(":")])).to_series()
+        keys = pl.select(
+            pl.concat_str([pl.lit(" "), pl.Series(data.indices.astype(np.int64) + shift).cast(pl.String), pl.lit(":")])
+        ).to_series()
     features = pl.select(pl.concat_str([keys, _format_floats(data.values)])).to_series()
     row_of_entry = np.repeat(np.arange(rows, dtype=np.int64), np.diff(data.indptr))
     source = np.empty(rows + nnz, dtype=np.int64)
