@@ -56,7 +56,7 @@ def generate(path: Path, rows: int, nnz: int, features: int, seed: int, comments
     values = np.where(rng.random((rows, nnz)) < 0.5, decimals, integers)
     data = LtrData(
         labels=rng.choice(5, size=rows, p=[0.5, 0.25, 0.15, 0.07, 0.03]),
-        qids=rng.permutation(len(sizes) * 2)[: len(sizes)] + 1,
+        qids=np.sort(rng.permutation(len(sizes) * 2)[: len(sizes)]) + 1,  # increasing, with gaps
         group_offsets=np.concatenate(([0], np.cumsum(sizes))),
         indptr=np.arange(rows + 1, dtype=np.int64) * nnz,
         indices=columns.reshape(-1),
@@ -95,7 +95,7 @@ def main() -> None:
 
     args.data_dir.mkdir(parents=True, exist_ok=True)
     suffix = "_comments" if args.comments else ""
-    path = args.data_dir / f"svmlight_{args.rows}x{args.nnz}of{args.features}_seed{args.seed}{suffix}.txt"
+    path = args.data_dir / f"svmlight2_{args.rows}x{args.nnz}of{args.features}_seed{args.seed}{suffix}.txt"
     if not path.exists():
         log(f"generating {path} ...")
         start = time.perf_counter()

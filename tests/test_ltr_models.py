@@ -176,3 +176,19 @@ def test_cli_errors_are_one_line(args: list[str], message: str, tmp_path: Path) 
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_qid_order(tmp_path: Path) -> None:
+    """qids that fall are refused with one line naming the file and line, unless --any-qid-order."""
+    path = tmp_path / "unsorted.txt"
+    path.write_text("1 qid:7 1:0.5\n0 qid:7 1:0.1\n2 qid:3 1:0.9\n")
+    runner = CliRunner()
+    refused = runner.invoke(main, ["ltr", "qrels", str(path)])
+    assert refused.exit_code == 2
+    assert refused.stderr.strip() == (
+        f"rankwise: error: {path}:3: qid 3 comes after qid 7 (line 1); qids must increase (qid_order='any', on the "
+        "command line --any-qid-order, accepts contiguous groups in any order)"
+    )
+    accepted = runner.invoke(main, ["ltr", "qrels", str(path), "--any-qid-order"])
+    assert accepted.exit_code == 0, accepted.output
+    assert accepted.stdout.splitlines() == ["7 0 0 1", "7 0 1 0", "3 0 0 2"]

@@ -44,12 +44,12 @@ def write(path: Path, text: str | bytes) -> Path:
 
 
 def generated(rng: np.random.Generator, rows: int = 300, width: int = 40) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(dense features with ~30% nonzeros, labels 0-4, qids in contiguous blocks)."""
+    """(dense features with ~30% nonzeros, labels 0-4, increasing qids with gaps, in contiguous blocks)."""
     dense = np.where(rng.random((rows, width)) < 0.3, np.round(rng.normal(size=(rows, width)), 6), 0.0)
     dense[rng.random((rows, width)) < 0.05] = rng.integers(-5, 1000, size=1)[0]
     labels = rng.integers(0, 5, size=rows)
     sizes = rng.integers(1, 25, size=rows)
-    qids = np.repeat(rng.permutation(rows * 3)[: len(sizes)] + 1, sizes)[:rows]
+    qids = np.repeat(np.sort(rng.permutation(rows * 3)[: len(sizes)]) + 1, sizes)[:rows]
     return dense, labels, qids
 
 
@@ -139,7 +139,9 @@ def test_repeated_index_last_wins(tmp_path: Path) -> None:
 
 def test_structure_and_conversions(tmp_path: Path) -> None:
     text = "# whole-line comment\n2 qid:10 1:0.5 3:1 # trailing\n\n1 qid:10 2:3\n0 qid:4 1:1\n3 qid:7\n"
-    data = read_svmlight(write(tmp_path / "s.txt", text))
+    with pytest.raises(InputError, match=r"s.txt:5: qid 4 comes after qid 10 \(line 2\); qids must increase"):
+        read_svmlight(write(tmp_path / "s.txt", text))
+    data = read_svmlight(tmp_path / "s.txt", qid_order="any")
     assert (data.num_rows, data.num_groups, data.num_features, data.nnz) == (4, 3, 3, 4)
     assert data.labels.tolist() == [2, 1, 0, 3]
     assert data.qids.tolist() == [10, 4, 7]  # as in the file, not sorted
@@ -261,6 +263,8 @@ def test_query_file_with_qids_must_agree(tmp_path: Path) -> None:
 
 ERRORS = [
     ("qid reappears", "2 qid:1 1:0.5\n1 qid:2 2:3\n\n0 qid:1 1:1\n", 4, "qid 1 at line 4 already ended at line 1"),
+    ("qid falls", "2 qid:5 1:0.5\n1 qid:5 2:3\n\n0 qid:3 1:1\n", 4, "qid 3 comes after qid 5 (line 1); qids must"),
+    ("qid falls, then returns", "1 qid:2 1:1\n1 qid:1 1:1\n1 qid:2 1:1\n", 2, "qid 1 comes after qid 2 (line 1)"),
     ("label not integer", "2 qid:1 1:0.5\n1.5 qid:2 2:3\n", 2, "label 1.5 is not an integer"),
     ("label not number", "2 qid:1 1:0.5\nhigh qid:2 2:3\n", 2, "label 'high' is not a number"),
     ("label nan", "nan qid:1 1:0.5\n", 1, "label nan is not an integer"),
@@ -442,7 +446,10 @@ def ltr_data(draw: st.DrawFn) -> LtrData:
 def test_round_trip(tmp_path: Path, data: LtrData, query_file: bool, zero_based: bool) -> None:
     path = tmp_path / "rt.txt"
     write_svmlight(data, path, query_file=query_file, zero_based=zero_based)
-    back = read_svmlight(path, num_features=data.num_features, zero_based=zero_based, query_file=query_file)
+    back = read_svmlight(path, num_features=data.num_features, zero_based=zero_based, query_file=query_file,
+                         qid_order="any")  # fmt: skip
+    if not query_file and np.all(np.diff(data.qids) > 0):
+        same(read_svmlight(path, num_features=data.num_features, zero_based=zero_based), back)
     if query_file:  # groups from a .query file are numbered 0, 1, ...
         assert back.qids.tolist() == list(range(data.num_groups))
     same(back, data, tuple(f for f in FIELDS if f != "qids" or not query_file))
@@ -609,3 +616,14 @@ def test_polars_frames_are_plain(tmp_path: Path) -> None:
     data = read_svmlight(write(tmp_path / "p.txt", "1 qid:2 1:1\n0 qid:2 1:2\n"))
     assert data.to_qrels().schema == pl.Schema({"query_id": pl.String, "doc_id": pl.String, "grade": pl.Int64})
     assert data.to_run([1, 2]).schema == pl.Schema({"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64})
+
+
+def test_qid_order_option(tmp_path: Path) -> None:
+    first = write(tmp_path / "a.txt", "1 qid:1 1:1\n0 qid:2 2:1\n")
+    second = write(tmp_path / "b.txt", "1 qid:9 1:1\n0 qid:4 3:1\n")
+    with pytest.raises(InputError, match=r"b.txt:2: qid 4 comes after qid 9"):
+        read_svmlight_files([first, second])
+    a, b = read_svmlight_files([first, second], qid_order="any")
+    assert b.qids.tolist() == [9, 4] and a.num_features == b.num_features == 3
+    with pytest.raises(RankwiseError, match="qid_order must be one of 'increasing', 'any', not 'sorted'"):
+        read_svmlight(first, qid_order="sorted")

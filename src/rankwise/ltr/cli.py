@@ -6,7 +6,10 @@ Documents are named by their position in their query (``0``, ``1``, ...), the sa
 
 from __future__ import annotations
 
+import functools
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +24,28 @@ from .models import MODEL_KINDS
 from .svmlight import LtrData, read_svmlight
 
 
-def _read(path: str, zero_based: bool, num_features: int | None = None) -> LtrData:
-    return read_svmlight(path, zero_based=zero_based, num_features=num_features)
+@dataclass(frozen=True)
+class _FileOptions:
+    """How the SVMlight files of one command are read (``--zero-based``, ``--any-qid-order``)."""
+
+    zero_based: bool = False
+    any_qid_order: bool = False
+
+    def read(self, path: str, num_features: int | None = None) -> LtrData:
+        return read_svmlight(path, zero_based=self.zero_based, num_features=num_features,
+                             qid_order="any" if self.any_qid_order else "increasing")  # fmt: skip
+
+
+def file_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add ``--zero-based`` and ``--any-qid-order``; the command receives them as ``files: _FileOptions``."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, zero_based: bool, any_qid_order: bool, **kwargs: Any) -> Any:
+        return command(*args, files=_FileOptions(zero_based, any_qid_order), **kwargs)
+
+    wrapper = click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")(wrapper)
+    return click.option("--any-qid-order", is_flag=True,
+                        help="Accept qid: groups in any order (default: qids must increase).")(wrapper)  # fmt: skip
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -96,12 +119,12 @@ def ltr() -> None:
 @click.option("--early-stopping", type=int, default=None, help="Stop after N rounds without a better validation nDCG.")
 @click.option("--eval-at", default="1,3,5", show_default=True, help="Validation nDCG cutoffs.")
 @click.option("--seed", type=int, default=None, help="Random seed [default: each library's].")
-@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@file_options
 @click.option("-o", "--output", required=True, help="Directory to save the model in.")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @fail_cleanly
 def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, param_pairs: tuple[str, ...],
-          rounds: int, early_stopping: int | None, eval_at: str, seed: int | None, zero_based: bool, output: str,
+          rounds: int, early_stopping: int | None, eval_at: str, seed: int | None, files: _FileOptions, output: str,
           quiet: bool) -> None:  # fmt: skip
     """Train a ranker on TRAIN and save it to a directory (-o)."""
     from .models import train_ranker
@@ -111,8 +134,8 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
         if kind in ("lightgbm", "xgboost"):
             raise RankwiseError(f"--loss is for the neural models; {kind} takes -p objective=...")
         params["loss"] = loss
-    data = _read(train_file, zero_based)
-    valid = _read(valid_file, zero_based, data.num_features) if valid_file else None
+    data = files.read(train_file)
+    valid = files.read(valid_file, data.num_features) if valid_file else None
 
     def progress(iteration: int, values: Any) -> None:
         if not quiet:
@@ -133,25 +156,25 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the run here [default: stdout].")
 @click.option("--run-name", default="rankwise", show_default=True, help="The run's tag (last column).")
-@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@file_options
 @fail_cleanly
-def predict(model_dir: str, data_file: str, output: str | None, run_name: str, zero_based: bool) -> None:
+def predict(model_dir: str, data_file: str, output: str | None, run_name: str, files: _FileOptions) -> None:
     """Score DATA with a saved MODEL and write a TREC run (documents named by their position in the query)."""
     from .models import Ranker
 
     ranker = Ranker.load(model_dir)
-    data = _read(data_file, zero_based, ranker.num_features)
+    data = files.read(data_file, ranker.num_features)
     _write(trec_run(data, ranker.predict(data), run_name), output)
 
 
 @ltr.command("qrels")
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the qrels here [default: stdout].")
-@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@file_options
 @fail_cleanly
-def qrels(data_file: str, output: str | None, zero_based: bool) -> None:
+def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
     """Write the labels of DATA as TREC qrels (``qid 0 docno grade``)."""
-    frame = _read(data_file, zero_based).to_qrels()
+    frame = files.read(data_file).to_qrels()
     _write(frame.select("query_id", pl.lit("0").alias("iter"), "doc_id", "grade"), output)
 
 
@@ -163,16 +186,16 @@ def qrels(data_file: str, output: str | None, zero_based: bool) -> None:
 @click.option("--dialect", default=None, metavar="NAME[@VERSION]", help="Compute measures as this library does.")
 @click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")
+@file_options
 @fail_cleanly
 def evaluate_model(model_dir: str, data_file: str, measures: tuple[str, ...], dialect: str | None, per_query: bool,
-                   output_format: str, zero_based: bool) -> None:  # fmt: skip
+                   output_format: str, files: _FileOptions) -> None:  # fmt: skip
     """Score DATA with a saved MODEL and evaluate the ranking against DATA's labels."""
     from ..evaluate import evaluate
     from .models import Ranker
 
     ranker = Ranker.load(model_dir)
-    data = _read(data_file, zero_based, ranker.num_features)
+    data = files.read(data_file, ranker.num_features)
     chosen = list(measures) or ["nDCG@1", "nDCG@3", "nDCG@5", "nDCG@10", "AP"]
     result = evaluate(data.to_qrels(), data.to_run(ranker.predict(data)), chosen, dialect=dialect)
     echo_result(result, output_format, per_query)

@@ -6,7 +6,9 @@ One line per row (document)::
 
 - ``label``: an integer grade (integral numbers such as ``2.0`` are accepted; ``2.5`` is an error).
 - ``qid:``: the query (group) of the row. Rows of one query must be contiguous: a qid that appears again
-  after a different qid is an error. Qids need not be increasing. Either every row has ``qid:`` or none does.
+  after a different qid is an error. By default qids must also increase from group to group (XGBoost refuses
+  a ``qid`` that is not sorted); ``qid_order="any"`` accepts contiguous groups in any order (all LightGBM
+  needs). Either every row has ``qid:`` or none does.
 - Without ``qid:``, groups come from a LightGBM query file, one group size per line, found as ``FILE.query``
   next to the data (or named with ``query_file=``); the sizes must add up to the number of rows.
 - Features are sparse: ``index:value`` with 1-based indices by default (SVMlight, RankLib, LETOR, MSLR),
@@ -51,6 +53,8 @@ if TYPE_CHECKING:
     import scipy.sparse
 
 ZeroBased = bool | Literal["auto"]
+QidOrder = Literal["increasing", "any"]
+QID_ORDERS = ("increasing", "any")
 PathLike = str | Path
 
 _MARKER = b" -inf: "
@@ -290,6 +294,7 @@ def read_svmlight(
     zero_based: ZeroBased = False,
     query_file: PathLike | bool | None = None,
     require_groups: bool = True,
+    qid_order: QidOrder = "increasing",
 ) -> LtrData:
     """Read an SVMlight / libsvm ranking file (format and behaviour: see the module docstring).
 
@@ -302,12 +307,15 @@ def read_svmlight(
       one. With ``qid:`` in the data a query file that is read must agree with the qid groups.
     - ``require_groups``: without ``qid:`` and without a query file, raise (default) or make all rows one
       group (qid 0).
+    - ``qid_order``: ``"increasing"`` (default: a qid smaller than the one before it is an error naming the
+      line) or ``"any"`` (contiguous groups in any order). A qid that comes back after another is always an error.
     """
     path = Path(path)
     name = str(path)
+    _check_qid_order(qid_order)
     raw = read_bytes(path)
     rows = _parse(raw, name)
-    return _assemble(rows, name, path, num_features, zero_based, query_file, require_groups)
+    return _assemble(rows, name, path, num_features, zero_based, query_file, require_groups, qid_order)
 
 
 def read_svmlight_files(
@@ -316,10 +324,12 @@ def read_svmlight_files(
     num_features: int | None = None,
     zero_based: ZeroBased = False,
     require_groups: bool = True,
+    qid_order: QidOrder = "increasing",
 ) -> list[LtrData]:
     """Read several files (train, validation, test) with one width: ``num_features`` or, by default, the
     largest width among them. ``zero_based="auto"`` decides once for all files (0-based when any has index 0).
     """
+    _check_qid_order(qid_order)
     names = [str(p) for p in paths]
     parsed = [_parse(read_bytes(Path(p)), name) for p, name in zip(paths, names)]
     if zero_based == "auto":
@@ -328,7 +338,7 @@ def read_svmlight_files(
         largest = [np.nanmax(r.indices) for r in parsed if len(r.indices)]
         num_features = max((int(x) + bool(zero_based) for x in largest if np.isfinite(x)), default=0)
     return [
-        _assemble(r, name, Path(p), num_features, zero_based, None, require_groups)
+        _assemble(r, name, Path(p), num_features, zero_based, None, require_groups, qid_order)
         for r, name, p in zip(parsed, names, paths)
     ]
 
@@ -378,6 +388,10 @@ def _parse_fast(text: bytes) -> _Rows:
     label_rank = np.flatnonzero(other == _LABEL)
     label_at = other_at[label_rank]
     qid_at = other_at[other == _QID]
+    if stream.count(b":") - len(marker_at) != len(code) - 1 - len(other_at) + len(qid_at):
+        # features and qids have one colon each, labels none: a "label" with one ("1:", "1:0x3") or garbage with
+        # one is not where the structure check would look first, so the careful path reads the whole file
+        raise _Irregular
     lines = np.searchsorted(marker_at, label_at, side="right").astype(np.int64)
     bad_lines = []
     allowed = _ALLOWED[(code[:-1] << 3) | code[1:]]
@@ -386,10 +400,12 @@ def _parse_fast(text: bytes) -> _Rows:
     has_qid = code[label_at + 1] == _QID
     if len(label_at) and not (has_qid.all() or not has_qid.any()):  # qid: on some rows only
         bad_lines.append(int(lines[np.argmax(has_qid != has_qid[0])]))
+    if len(qid_at) != stream.count(b" qid:"):
+        # a token like "QID:3" or ":1" that reads as a qid (its first field is not a number): it may sit on an
+        # earlier line than any structural problem, so the careful path reads the whole file
+        raise _Irregular
     if bad_lines:
         raise _Irregular(min(bad_lines))
-    if len(qid_at) and len(qid_at) != stream.count(b" qid:"):
-        raise _Irregular  # a token like "QID:3" that the parser reads as a qid: explained carefully
     indptr = np.empty(len(label_at) + 1, dtype=np.int64)
     indptr[:-1] = label_at - label_rank  # rows before the label, less the non-feature ones
     indptr[-1] = len(a) - len(other_at)
@@ -544,6 +560,7 @@ def _assemble(
     zero_based: ZeroBased,
     query_file: PathLike | bool | None,
     require_groups: bool,
+    qid_order: QidOrder,
 ) -> LtrData:
     """Validate parsed rows (integers, indices, groups), sort each row's features, build :class:`LtrData`."""
     if len(rows.labels) == 0:
@@ -586,7 +603,7 @@ def _assemble(
     else:
         indptr, values = rows.indptr, rows.values
     width = num_features if num_features is not None else (int(columns.max()) + 1 if len(columns) else 0)
-    qids, offsets = _groups(rows, name, path, query_file, require_groups)
+    qids, offsets = _groups(rows, name, path, query_file, require_groups, qid_order)
     arrays = (labels, qids, offsets, indptr, columns, values)
     return LtrData(*(_frozen(np.ascontiguousarray(array)) for array in arrays), num_features=width, source=name)
 
@@ -609,8 +626,13 @@ def _sort_rows(indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> t
     return _offsets(counts), columns[kept], values[kept]
 
 
+def _check_qid_order(qid_order: object) -> None:
+    if qid_order not in QID_ORDERS:
+        raise RankwiseError(f"qid_order must be one of {', '.join(map(repr, QID_ORDERS))}, not {qid_order!r}")
+
+
 def _groups(
-    rows: _Rows, name: str, path: Path, query_file: PathLike | bool | None, require_groups: bool
+    rows: _Rows, name: str, path: Path, query_file: PathLike | bool | None, require_groups: bool, qid_order: QidOrder
 ) -> tuple[np.ndarray, np.ndarray]:
     """(qids, group offsets) from the qid: column, a query file, or (allowed) one group of all rows."""
     n = len(rows.labels)
@@ -634,21 +656,40 @@ def _groups(
     qids = _integers(rows.qids, "qid", lambda row: int(rows.lines[row]), name)
     heads = np.flatnonzero(np.concatenate(([True], qids[1:] != qids[:-1])))
     group_qids = qids[heads]
+    lines = rows.lines
+    if qid_order == "increasing":
+        falls = np.flatnonzero(group_qids[1:] < group_qids[:-1])
+        if len(falls):  # the first line where the order breaks: a fall, or a qid seen before (also a fall)
+            group = int(falls[0]) + 1
+            earlier = np.flatnonzero(group_qids[:group] == group_qids[group])
+            if not len(earlier):
+                raise InputError(
+                    f"{name}:{lines[heads[group]]}: qid {group_qids[group]} comes after qid {group_qids[group - 1]} "
+                    f"(line {lines[heads[group - 1]]}); qids must increase (qid_order='any', on the command line "
+                    "--any-qid-order, accepts contiguous groups in any order)"
+                )
+            _reappears(name, lines, heads, group_qids, group, int(earlier[-1]))
     order = np.argsort(group_qids, kind="stable")
     repeated = np.flatnonzero(group_qids[order][1:] == group_qids[order][:-1])
     if len(repeated):
         later = order[repeated + 1]
         first = int(np.argmin(later))
-        again, before = int(later[first]), int(order[repeated[first]])
-        ended = heads[before + 1] - 1
-        raise InputError(
-            f"{name}:{rows.lines[heads[again]]}: qid {group_qids[again]} at line {rows.lines[heads[again]]} "
-            f"already ended at line {rows.lines[ended]}; rows of one query must be contiguous"
-        )
+        _reappears(name, lines, heads, group_qids, int(later[first]), int(order[repeated[first]]))
     offsets = np.append(heads, n).astype(np.int64)
     if sizes_from_file is not None and not np.array_equal(sizes_from_file, np.diff(offsets)):
         raise InputError(f"{name}: the query file's group sizes disagree with the qid: groups of the rows")
     return group_qids, offsets
+
+
+def _reappears(
+    name: str, lines: np.ndarray, heads: np.ndarray, group_qids: np.ndarray, again: int, before: int
+) -> None:
+    """Raise: group ``again`` repeats the qid of the earlier group ``before``, which other groups followed."""
+    ended = heads[before + 1] - 1
+    raise InputError(
+        f"{name}:{lines[heads[again]]}: qid {group_qids[again]} at line {lines[heads[again]]} "
+        f"already ended at line {lines[ended]}; rows of one query must be contiguous"
+    )
 
 
 def _read_query_file(path: Path, data_name: str, rows: int) -> np.ndarray:
