@@ -192,3 +192,34 @@ def test_cli_qid_order(tmp_path: Path) -> None:
     accepted = runner.invoke(main, ["ltr", "qrels", str(path), "--any-qid-order"])
     assert accepted.exit_code == 0, accepted.output
     assert accepted.stdout.splitlines() == ["7 0 0 1", "7 0 1 0", "3 0 0 2"]
+
+
+def test_cli_doc_ids_from_comments(tmp_path: Path) -> None:
+    """With --doc-ids-from-comments, ltr predict and ltr qrels name documents by their comments, and rankwise
+    evaluate on those files equals ltr evaluate."""
+    pytest.importorskip("lightgbm")
+    data = synthetic(12, groups=12)
+    named = LtrData(*(getattr(data, f) for f in ("labels", "qids", "group_offsets", "indptr", "indices", "values")),
+                    num_features=data.num_features, docnos=[f"D{r:04d}" for r in range(data.num_rows)])  # fmt: skip
+    path = tmp_path / "named.txt"
+    write_svmlight(named, path)
+    runner = CliRunner()
+    model = tmp_path / "model"
+    trained = runner.invoke(main, ["ltr", "train", str(path), "-p", "min_data_in_leaf=5", "--rounds", "5", "--quiet",
+                                   "-o", str(model)])  # fmt: skip
+    assert trained.exit_code == 0, trained.output
+    run, qrels = tmp_path / "run.txt", tmp_path / "qrels.txt"
+    for command, output in (["predict", str(model)], run), (["qrels"], qrels):
+        done = runner.invoke(main, ["ltr", *command, str(path), "--doc-ids-from-comments", "-o", str(output)])
+        assert done.exit_code == 0, done.output
+    assert {line.split()[2] for line in run.read_text().splitlines()} == set(named.docnos.tolist())
+    assert [line.split()[2] for line in qrels.read_text().splitlines()] == named.docnos.tolist()
+    via_files = runner.invoke(main, ["evaluate", str(qrels), str(run), "-m", "nDCG@5", "-m", "AP", "--format", "json"])
+    direct = runner.invoke(main, ["ltr", "evaluate", str(model), str(path), "--doc-ids-from-comments", "-m", "nDCG@5",
+                                  "-m", "AP", "--format", "json"])  # fmt: skip
+    assert via_files.exit_code == direct.exit_code == 0
+    assert via_files.stdout == direct.stdout
+    unnamed = tmp_path / "unnamed.txt"
+    write_svmlight(data, unnamed)
+    refused = runner.invoke(main, ["ltr", "qrels", str(unnamed), "--doc-ids-from-comments"])
+    assert refused.exit_code == 2 and "no document id in a trailing comment" in refused.stderr

@@ -430,6 +430,10 @@ def ltr_data(draw: st.DrawFn) -> LtrData:
     nnz = sum(len(c) for c in row_columns)
     values = draw(st.lists(floats, min_size=nnz, max_size=nnz))
     qids = draw(st.lists(st.integers(-(2**40), 2**40), min_size=len(sizes), max_size=len(sizes), unique=True))
+    docnos = None
+    if draw(st.booleans()):  # unique within each group; the same name may recur across groups
+        names = st.text(st.characters(blacklist_categories=["Z", "C"]), min_size=1, max_size=8)
+        docnos = [name for size in sizes for name in draw(st.lists(names, min_size=size, max_size=size, unique=True))]
     return LtrData(
         labels=draw(st.lists(st.integers(-3, 30), min_size=rows, max_size=rows)),
         qids=qids,
@@ -438,6 +442,7 @@ def ltr_data(draw: st.DrawFn) -> LtrData:
         indices=[c for columns in row_columns for c in columns],
         values=values,
         num_features=width,
+        docnos=docnos,
     )
 
 
@@ -446,10 +451,12 @@ def ltr_data(draw: st.DrawFn) -> LtrData:
 def test_round_trip(tmp_path: Path, data: LtrData, query_file: bool, zero_based: bool) -> None:
     path = tmp_path / "rt.txt"
     write_svmlight(data, path, query_file=query_file, zero_based=zero_based)
+    doc_ids = "position" if data.docnos is None else "comment"
     back = read_svmlight(path, num_features=data.num_features, zero_based=zero_based, query_file=query_file,
-                         qid_order="any")  # fmt: skip
+                         qid_order="any", doc_ids=doc_ids)  # fmt: skip
+    assert back.doc_ids().to_list() == data.doc_ids().to_list()
     if not query_file and np.all(np.diff(data.qids) > 0):
-        same(read_svmlight(path, num_features=data.num_features, zero_based=zero_based), back)
+        same(read_svmlight(path, num_features=data.num_features, zero_based=zero_based, doc_ids=doc_ids), back)
     if query_file:  # groups from a .query file are numbered 0, 1, ...
         assert back.qids.tolist() == list(range(data.num_groups))
     same(back, data, tuple(f for f in FIELDS if f != "qids" or not query_file))
@@ -627,3 +634,65 @@ def test_qid_order_option(tmp_path: Path) -> None:
     assert b.qids.tolist() == [9, 4] and a.num_features == b.num_features == 3
     with pytest.raises(RankwiseError, match="qid_order must be one of 'increasing', 'any', not 'sorted'"):
         read_svmlight(first, qid_order="sorted")
+
+
+LETOR = (
+    "2 qid:10 1:0.5 2:0.1 #docid = GX000-00-0000000 inc = 1 prob = 0.0246906\r\n"
+    "0 qid:10 1:0.2 2:0.3 #docid = GX000-00-0000001 inc = 1 prob = 0.1\n"
+    "# a whole-line comment\n"
+    "1 qid:12 1:0.9\t#docid=GX9\n"
+    "0 qid:12 2:0.4 # 7555 rambo\n"
+    "3 qid:13 2:1 # GX000-00-0000000\n"
+)
+
+
+@pytest.mark.parametrize("gz", [False, True])
+def test_doc_ids_from_comments(tmp_path: Path, gz: bool) -> None:
+    """LETOR's '#docid = ID' and RankLib's '# ID query' name the documents; they survive a write and a read."""
+    path = tmp_path / ("letor.txt.gz" if gz else "letor.txt")
+    path.write_bytes(gzip.compress(LETOR.encode()) if gz else LETOR.encode())
+    data = read_svmlight(path, doc_ids="comment")
+    names = ["GX000-00-0000000", "GX000-00-0000001", "GX9", "7555", "GX000-00-0000000"]
+    assert data.docnos.tolist() == names
+    assert data.to_qrels().rows() == [("10", names[0], 2), ("10", names[1], 0), ("12", "GX9", 1), ("12", "7555", 0),
+                                      ("13", names[0], 3)]  # fmt: skip
+    assert data.to_run([0.5, 0.25, 1, 2, 3])["doc_id"].to_list() == names
+    assert read_svmlight(path).doc_ids().to_list() == ["0", "1", "0", "1", "0"]  # by position unless asked
+    assert data.select_groups([1]).docnos.tolist() == ["GX9", "7555"]
+    with pytest.raises(ValueError):
+        data.docnos[0] = "x"  # read-only
+    written = tmp_path / "written.txt"
+    write_svmlight(data, written)
+    assert written.read_text().splitlines()[2] == "1 qid:12 1:0.9 #docid = GX9"
+    back = read_svmlight(written, doc_ids="comment")
+    same(back, data)
+    assert back.docnos.tolist() == names
+    (a, b) = read_svmlight_files([path, written], doc_ids="comment")
+    assert a.docnos.tolist() == b.docnos.tolist() == names
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("1 qid:1 1:1 # a\n\n1 qid:1 1:1\n", "bad.txt:3: no document id in a trailing comment"),
+        ("1 qid:1 1:1 #   \n", "bad.txt:1: no document id in a trailing comment"),
+        ("1 qid:1 1:1 # a\n1 qid:2 1:1 # a\n\n1 qid:2 1:1 #docid = a\n", "bad.txt:4: document 'a' of qid 2 is already "
+         "at line 2"),
+    ],
+)  # fmt: skip
+def test_doc_id_errors(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(InputError, match=re.escape(message)):
+        read_svmlight(write(tmp_path / "bad.txt", text), doc_ids="comment")
+
+
+def test_doc_ids_checked_in_memory_and_on_writing(tmp_path: Path) -> None:
+    data = read_svmlight(write(tmp_path / "ok.txt", "1 qid:1 1:1\n0 qid:1 1:2\n"))
+    with pytest.raises(RankwiseError, match="docnos must be one str per row"):
+        LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a"])
+    with pytest.raises(RankwiseError, match="docnos must be one str per row"):
+        LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a", 2])
+    spaced = LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a b", "c"])
+    with pytest.raises(InputError, match="document id 'a b' cannot be written as a comment"):
+        write_svmlight(spaced, tmp_path / "out.txt")
+    with pytest.raises(RankwiseError, match="doc_ids must be one of 'position', 'comment', not 'docno'"):
+        read_svmlight(tmp_path / "ok.txt", doc_ids="docno")

@@ -133,9 +133,12 @@ def test_movielens_ms_recommenders_and_rs_metrics_dialects(movielens) -> None:
     evaluation = pytest.importorskip("recommenders.evaluation.python_evaluation")
     liked = truth.filter(pl.col("rating") >= 4)  # MS Recommenders' ground truth lists relevant items only
     true_df = liked.rename({"user_id": "userID", "item_id": "itemID"}).to_pandas()
-    pred_df = recs.with_columns(prediction=-pl.col("rank").cast(pl.Float64)).rename(
-        {"user_id": "userID", "item_id": "itemID"}
-    ).drop("rank").to_pandas()
+    pred_df = (
+        recs.with_columns(prediction=-pl.col("rank").cast(pl.Float64))
+        .rename({"user_id": "userID", "item_id": "itemID"})
+        .drop("rank")
+        .to_pandas()
+    )
     ours = rankwise.evaluate(liked, recs, ["P@10", "R@20", "AP@20", "nDCG@20"], threshold=4, dialect="ms_recommenders")
     theirs = {
         "P@10": evaluation.precision_at_k(true_df, pred_df, k=10),

@@ -1,7 +1,8 @@
 """``rankwise ltr``: train a ranker on SVMlight/libsvm files, predict a TREC run, evaluate with rankwise measures.
 
-Documents are named by their position in their query (``0``, ``1``, ...), the same in ``ltr qrels`` and
-``ltr predict``, so their output works with ``rankwise evaluate`` and every dialect.
+Documents are named by their position in their query (``0``, ``1``, ...), or with ``--doc-ids-from-comments`` by
+each row's comment (``#docid = ID``, LETOR's layout), the same in ``ltr qrels`` and ``ltr predict``, so their output
+works with ``rankwise evaluate``, every dialect and (with real document ids) the collection's own qrels.
 """
 
 from __future__ import annotations
@@ -26,26 +27,45 @@ from .svmlight import LtrData, read_svmlight
 
 @dataclass(frozen=True)
 class _FileOptions:
-    """How the SVMlight files of one command are read (``--zero-based``, ``--any-qid-order``)."""
+    """How the SVMlight files of one command are read (``--zero-based``, ``--any-qid-order``,
+    ``--doc-ids-from-comments``)."""
 
     zero_based: bool = False
     any_qid_order: bool = False
+    doc_ids_from_comments: bool = False
 
     def read(self, path: str, num_features: int | None = None) -> LtrData:
         return read_svmlight(path, zero_based=self.zero_based, num_features=num_features,
-                             qid_order="any" if self.any_qid_order else "increasing")  # fmt: skip
+                             qid_order="any" if self.any_qid_order else "increasing",
+                             doc_ids="comment" if self.doc_ids_from_comments else "position")  # fmt: skip
 
 
-def file_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add ``--zero-based`` and ``--any-qid-order``; the command receives them as ``files: _FileOptions``."""
+def file_options(*, doc_ids: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--zero-based``, ``--any-qid-order`` and (``doc_ids``) ``--doc-ids-from-comments``; the command
+    receives them as ``files: _FileOptions``."""
 
-    @functools.wraps(command)
-    def wrapper(*args: Any, zero_based: bool, any_qid_order: bool, **kwargs: Any) -> Any:
-        return command(*args, files=_FileOptions(zero_based, any_qid_order), **kwargs)
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(command)
+        def wrapper(*args: Any, zero_based: bool, any_qid_order: bool, doc_ids_from_comments: bool = False,
+                    **kwargs: Any) -> Any:  # fmt: skip
+            files = _FileOptions(zero_based, any_qid_order, doc_ids_from_comments)
+            return command(*args, files=files, **kwargs)
 
-    wrapper = click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1).")(wrapper)
-    return click.option("--any-qid-order", is_flag=True,
-                        help="Accept qid: groups in any order (default: qids must increase).")(wrapper)  # fmt: skip
+        options = [
+            click.option("--zero-based", is_flag=True, help="Feature indices start at 0 (default: 1)."),
+            click.option(
+                "--any-qid-order", is_flag=True, help="Accept qid: groups in any order (default: qids must increase)."
+            ),
+        ]
+        if doc_ids:
+            options.append(click.option("--doc-ids-from-comments", is_flag=True,
+                                        help="Name documents by each row's comment (#docid = ID, or # ID ...) "
+                                        "instead of their position in the query."))  # fmt: skip
+        for option in options:
+            wrapper = option(wrapper)
+        return wrapper
+
+    return decorate
 
 
 def _params(pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -119,7 +139,7 @@ def ltr() -> None:
 @click.option("--early-stopping", type=int, default=None, help="Stop after N rounds without a better validation nDCG.")
 @click.option("--eval-at", default="1,3,5", show_default=True, help="Validation nDCG cutoffs.")
 @click.option("--seed", type=int, default=None, help="Random seed [default: each library's].")
-@file_options
+@file_options(doc_ids=False)
 @click.option("-o", "--output", required=True, help="Directory to save the model in.")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @fail_cleanly
@@ -156,10 +176,11 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the run here [default: stdout].")
 @click.option("--run-name", default="rankwise", show_default=True, help="The run's tag (last column).")
-@file_options
+@file_options(doc_ids=True)
 @fail_cleanly
 def predict(model_dir: str, data_file: str, output: str | None, run_name: str, files: _FileOptions) -> None:
-    """Score DATA with a saved MODEL and write a TREC run (documents named by their position in the query)."""
+    """Score DATA with a saved MODEL and write a TREC run (documents named by their position in the query, or by
+    their comments with --doc-ids-from-comments)."""
     from .models import Ranker
 
     ranker = Ranker.load(model_dir)
@@ -170,7 +191,7 @@ def predict(model_dir: str, data_file: str, output: str | None, run_name: str, f
 @ltr.command("qrels")
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the qrels here [default: stdout].")
-@file_options
+@file_options(doc_ids=True)
 @fail_cleanly
 def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
     """Write the labels of DATA as TREC qrels (``qid 0 docno grade``)."""
@@ -186,7 +207,7 @@ def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
 @click.option("--dialect", default=None, metavar="NAME[@VERSION]", help="Compute measures as this library does.")
 @click.option("-q", "--per-query", is_flag=True, help="Also print per-query values.")
 @click.option("--format", "output_format", type=click.Choice(FORMATS), default="table", show_default=True)
-@file_options
+@file_options(doc_ids=True)
 @fail_cleanly
 def evaluate_model(model_dir: str, data_file: str, measures: tuple[str, ...], dialect: str | None, per_query: bool,
                    output_format: str, files: _FileOptions) -> None:  # fmt: skip

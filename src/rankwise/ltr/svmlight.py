@@ -18,6 +18,10 @@ One line per row (document)::
   libsvm parser does: it assigns into a dict). Explicit zeros are kept as stored entries.
 - ``#`` starts a comment to the end of the line (whole-line or trailing); blank lines are skipped. Columns
   are separated by spaces or tabs; CRLF line ends and ``.gz`` files are fine.
+- Documents are named by their position in their query (``0``, ``1``, ...), or with ``doc_ids="comment"`` by
+  the row's trailing comment: ``#docid = ID ...`` (LETOR) or else the comment's first word (``# ID query text``,
+  RankLib). Then every row needs one, unique within its query; :func:`write_svmlight` writes them back as
+  ``#docid = ID``.
 
 Every problem is an :class:`~rankwise.errors.InputError` of one line naming the file and, where one line is
 at fault, the line (``file:line: ...``).
@@ -36,6 +40,7 @@ per-line parser, which names the first bad line: errors are those the careful pa
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import re
 from collections.abc import Callable, Sequence
@@ -53,6 +58,8 @@ if TYPE_CHECKING:
     import scipy.sparse
 
 ZeroBased = bool | Literal["auto"]
+DocIds = Literal["position", "comment"]
+DOC_ID_SOURCES = ("position", "comment")
 QidOrder = Literal["increasing", "any"]
 QID_ORDERS = ("increasing", "any")
 PathLike = str | Path
@@ -60,6 +67,7 @@ PathLike = str | Path
 _MARKER = b" -inf: "
 _ODD_SPACE = bytes.maketrans(b"\t\r\v\f", b"    ")
 _COMMENT = re.compile(rb"#[^\n]*")
+_COMMENT_DOC_ID = r"#\s*(?:docid\s*=\s*)?(\S+)"
 _SPACE_RUNS = re.compile(rb"  +")
 _TWO_COLONS = re.compile(rb":[^\s:]*:")
 _NUMBER = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)", re.IGNORECASE)
@@ -91,6 +99,8 @@ class LtrData:
     - ``indptr`` (int64 ``[rows + 1]``), ``indices`` (int32, 0-based columns, increasing within a row),
       ``values`` (float64): row ``r``'s features are ``indices[indptr[r]:indptr[r + 1]]`` and their values.
     - ``num_features``: the width; ``source``: where the data came from (a path, for messages).
+    - ``docnos``: each row's document id (``[rows]`` of ``str``, unique within its group), or None: documents are
+      then named by their position in their group (see :meth:`doc_ids`).
 
     Arrays are converted to these dtypes, checked for consistency and made read-only.
     """
@@ -103,6 +113,7 @@ class LtrData:
     values: np.ndarray
     num_features: int
     source: str = "<memory>"
+    docnos: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         for name, dtype in (
@@ -123,6 +134,11 @@ class LtrData:
                 raise RankwiseError(f"LtrData.{name} must hold integers that fit {np.dtype(dtype).name}")
             object.__setattr__(self, name, _frozen(array))
         object.__setattr__(self, "num_features", int(self.num_features))
+        if self.docnos is not None:
+            docnos = np.array(self.docnos, dtype=object)  # always a copy
+            if docnos.shape != (len(self.labels),) or not all(isinstance(d, str) for d in docnos.tolist()):
+                raise RankwiseError(f"LtrData.docnos must be one str per row ({len(self.labels)} rows)")
+            object.__setattr__(self, "docnos", _frozen(docnos))
         problem = _inconsistency(self)
         if problem is not None:
             raise RankwiseError(f"LtrData ({self.source}): {problem}")
@@ -192,10 +208,14 @@ class LtrData:
             values=self.values[entries],
             num_features=self.num_features,
             source=self.source,
+            docnos=None if self.docnos is None else self.docnos[rows],
         )
 
     def doc_ids(self) -> pl.Series:
-        """Each row's document id: its position within its group as text (``"0"``, ``"1"``, ...)."""
+        """Each row's document id: :attr:`docnos` when given, else its position within its group as text
+        (``"0"``, ``"1"``, ...)."""
+        if self.docnos is not None:
+            return pl.Series("doc_id", self.docnos.tolist(), dtype=pl.String)
         within = np.arange(self.num_rows, dtype=np.int64) - np.repeat(self.group_offsets[:-1], self.group_sizes)
         return pl.Series("doc_id", within).cast(pl.String)
 
@@ -295,6 +315,7 @@ def read_svmlight(
     query_file: PathLike | bool | None = None,
     require_groups: bool = True,
     qid_order: QidOrder = "increasing",
+    doc_ids: DocIds = "position",
 ) -> LtrData:
     """Read an SVMlight / libsvm ranking file (format and behaviour: see the module docstring).
 
@@ -309,13 +330,16 @@ def read_svmlight(
       group (qid 0).
     - ``qid_order``: ``"increasing"`` (default: a qid smaller than the one before it is an error naming the
       line) or ``"any"`` (contiguous groups in any order). A qid that comes back after another is always an error.
+    - ``doc_ids``: ``"position"`` (default: documents are named ``0``, ``1``, ... within their query) or
+      ``"comment"`` (each row's trailing comment names it: ``#docid = ID`` or ``# ID ...``).
     """
     path = Path(path)
     name = str(path)
-    _check_qid_order(qid_order)
+    _check_choices(qid_order, doc_ids)
     raw = read_bytes(path)
     rows = _parse(raw, name)
-    return _assemble(rows, name, path, num_features, zero_based, query_file, require_groups, qid_order)
+    data = _assemble(rows, name, path, num_features, zero_based, query_file, require_groups, qid_order)
+    return _with_comment_doc_ids(data, raw, rows.lines) if doc_ids == "comment" else data
 
 
 def read_svmlight_files(
@@ -325,22 +349,27 @@ def read_svmlight_files(
     zero_based: ZeroBased = False,
     require_groups: bool = True,
     qid_order: QidOrder = "increasing",
+    doc_ids: DocIds = "position",
 ) -> list[LtrData]:
     """Read several files (train, validation, test) with one width: ``num_features`` or, by default, the
     largest width among them. ``zero_based="auto"`` decides once for all files (0-based when any has index 0).
     """
-    _check_qid_order(qid_order)
+    _check_choices(qid_order, doc_ids)
     names = [str(p) for p in paths]
-    parsed = [_parse(read_bytes(Path(p)), name) for p, name in zip(paths, names)]
+    raws = [read_bytes(Path(p)) for p in paths]
+    parsed = [_parse(raw, name) for raw, name in zip(raws, names)]
     if zero_based == "auto":
         zero_based = any(len(r.indices) and r.indices.min() == 0 for r in parsed)
     if num_features is None:  # the largest index; bad ones (NaN, 2.5, ...) are reported by _assemble below
         largest = [np.nanmax(r.indices) for r in parsed if len(r.indices)]
         num_features = max((int(x) + bool(zero_based) for x in largest if np.isfinite(x)), default=0)
-    return [
+    read = [
         _assemble(r, name, Path(p), num_features, zero_based, None, require_groups, qid_order)
         for r, name, p in zip(parsed, names, paths)
     ]
+    if doc_ids == "comment":
+        read = [_with_comment_doc_ids(data, raw, r.lines) for data, raw, r in zip(read, raws, parsed)]
+    return read
 
 
 def _parse(raw: bytes, name: str) -> _Rows:
@@ -626,9 +655,34 @@ def _sort_rows(indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> t
     return _offsets(counts), columns[kept], values[kept]
 
 
-def _check_qid_order(qid_order: object) -> None:
-    if qid_order not in QID_ORDERS:
-        raise RankwiseError(f"qid_order must be one of {', '.join(map(repr, QID_ORDERS))}, not {qid_order!r}")
+def _check_choices(qid_order: object, doc_ids: object) -> None:
+    for name, value, allowed in (("qid_order", qid_order, QID_ORDERS), ("doc_ids", doc_ids, DOC_ID_SOURCES)):
+        if value not in allowed:
+            raise RankwiseError(f"{name} must be one of {', '.join(map(repr, allowed))}, not {value!r}")
+
+
+def _with_comment_doc_ids(data: LtrData, raw: bytes, lines: np.ndarray) -> LtrData:
+    """``data`` with :attr:`LtrData.docnos` read from the trailing comment of each row's line (1-based
+    ``lines``): ``#docid = ID`` or ``# ID ...``; a row without one, or an id twice in a query, names its line."""
+    text = pl.Series("line", raw.decode("utf-8", "replace").split("\n"))
+    docnos = text.gather(lines - 1).str.extract(_COMMENT_DOC_ID, 1)
+    missing = docnos.is_null().to_numpy()
+    if missing.any():
+        raise InputError(
+            f"{data.source}:{lines[np.argmax(missing)]}: no document id in a trailing comment "
+            "(doc_ids='comment' reads '#docid = ID' or '# ID ...')"
+        )
+    keys = pl.DataFrame({"group": data.row_groups(), "doc": docnos})
+    again = (~keys.select(pl.struct("group", "doc").is_first_distinct()).to_series()).to_numpy()
+    if again.any():
+        row = int(np.argmax(again))
+        same = (keys["group"].to_numpy() == keys["group"][row]) & (docnos.to_numpy() == docnos[row])
+        first = int(np.argmax(same))
+        raise InputError(
+            f"{data.source}:{lines[row]}: document {docnos[row]!r} of qid {data.qids[keys['group'][row]]} "
+            f"is already at line {lines[first]}"
+        )
+    return dataclasses.replace(data, docnos=docnos.to_numpy())
 
 
 def _groups(
@@ -735,6 +789,7 @@ def write_svmlight(
       values are written as the shortest text that reads back to the same float64.
     - ``query_file=True``: no ``qid:`` tokens; the group sizes go to ``PATH.query`` (LightGBM's layout).
     - ``labels``: write these (one per row, integers or floats) instead of ``data.labels``.
+    - :attr:`LtrData.docnos`, when present, end each row as ``#docid = ID`` (``doc_ids="comment"`` reads them).
     - a path ending in ``.gz`` is gzip-compressed.
 
     Tokens are formatted (each index once) and joined by polars, without a Python loop over rows.
@@ -748,11 +803,19 @@ def write_svmlight(
         label_text = pl.Series(label_values.astype(np.int64)).cast(pl.String)
     else:
         label_text = _format_floats(label_values.astype(np.float64))
-    # Every row starts "\n<label>[ qid:<qid>]", every feature is " <index>:<value>"; the first "\n" is dropped.
-    head = [pl.lit("\n"), label_text]
+    # A row is "<label>[ qid:<qid>]", then " <index>:<value>" per feature, then "[ #docid = <id>]\n".
+    head = [label_text]
     if not query_file:
         head += [pl.lit(" qid:"), pl.Series(data.qids).cast(pl.String).gather(data.row_groups())]
     heads = pl.select(pl.concat_str(head)).to_series()
+    tails = pl.Series(["\n"] * rows, dtype=pl.String)
+    if data.docnos is not None:
+        docnos = pl.Series(data.docnos.tolist(), dtype=pl.String)
+        unwritable = (docnos.str.contains(r"\s") | (docnos.str.len_chars() == 0)).to_numpy()
+        if unwritable.any():
+            shown = docnos[int(np.argmax(unwritable))]
+            raise InputError(f"{path}: document id {shown!r} cannot be written as a comment (empty or white space)")
+        tails = pl.select(pl.concat_str([pl.lit(" #docid = "), docnos, pl.lit("\n")])).to_series()
     shift = 0 if zero_based else 1
     if data.num_features <= nnz:  # format each index once
         names = pl.Series(np.arange(data.num_features, dtype=np.int64) + shift).cast(pl.String)
@@ -763,14 +826,15 @@ def write_svmlight(
         ).to_series()
     features = pl.select(pl.concat_str([keys, _format_floats(data.values)])).to_series()
     row_of_entry = np.repeat(np.arange(rows, dtype=np.int64), np.diff(data.indptr))
-    source = np.empty(rows + nnz, dtype=np.int64)
-    source[data.indptr[:-1] + np.arange(rows)] = np.arange(rows)
-    source[np.arange(nnz) + row_of_entry + 1] = rows + np.arange(nnz)
-    text = pl.concat([heads.alias("t"), features.alias("t")]).gather(source).str.join("").item()
-    payload = memoryview(text.encode())[1:]
+    twice = 2 * np.arange(rows, dtype=np.int64)
+    source = np.empty(2 * rows + nnz, dtype=np.int64)
+    source[data.indptr[:-1] + twice] = np.arange(rows)
+    source[np.arange(nnz) + 2 * row_of_entry + 1] = rows + np.arange(nnz)
+    source[data.indptr[1:] + twice + 1] = rows + nnz + np.arange(rows)
+    parts = pl.concat([heads.alias("t"), features.alias("t"), tails.alias("t")])
+    payload = parts.gather(source).str.join("").item().encode()
     with gzip.open(path, "wb") if path.suffix == ".gz" else path.open("wb") as out:
         out.write(payload)
-        out.write(b"\n" if rows else b"")
     if query_file:
         sizes = "".join(f"{size}\n" for size in data.group_sizes.tolist())
         Path(str(path) + ".query").write_text(sizes)
