@@ -691,6 +691,8 @@ def test_doc_ids_checked_in_memory_and_on_writing(tmp_path: Path) -> None:
         LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a"])
     with pytest.raises(RankwiseError, match="docnos must be one str per row"):
         LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a", 2])
+    with pytest.raises(RankwiseError, match="document id 'a' of row 1 occurs twice in its group"):
+        LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a", "a"])
     spaced = LtrData(*(getattr(data, f) for f in FIELDS), num_features=1, docnos=["a b", "c"])
     with pytest.raises(InputError, match="document id 'a b' cannot be written as a comment"):
         write_svmlight(spaced, tmp_path / "out.txt")

@@ -22,7 +22,7 @@ from ..cli import echo_result, fail_cleanly
 from ..errors import RankwiseError
 from ..formats import FORMATS
 from .models import MODEL_KINDS
-from .svmlight import LtrData, read_svmlight
+from .svmlight import LtrData, read_svmlight, write_svmlight
 
 
 @dataclass(frozen=True)
@@ -123,7 +123,8 @@ def _write(frame: pl.DataFrame, output: str | None) -> None:
 
 @click.group("ltr")
 def ltr() -> None:
-    """Learning to rank on SVMlight/libsvm files (qid: or FILE.query): train, predict, evaluate."""
+    """Learning to rank on SVMlight/libsvm files (qid: or FILE.query): train, predict, evaluate; qrels and
+    relabel turn labels into TREC judgments and back."""
 
 
 @ltr.command("train")
@@ -197,6 +198,27 @@ def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
     """Write the labels of DATA as TREC qrels (``qid 0 docno grade``)."""
     frame = files.read(data_file).to_qrels()
     _write(frame.select("query_id", pl.lit("0").alias("iter"), "doc_id", "grade"), output)
+
+
+@ltr.command("relabel")
+@click.argument("data_file", metavar="DATA")
+@click.argument("qrels_file", metavar="QRELS")
+@click.option("-o", "--output", required=True, help="Write the relabelled SVMlight file here.")
+@click.option("--unjudged", type=int, default=None, help="Grade of a row QRELS does not judge [default: an error].")
+@click.option("--threshold", type=float, default=None, help="QRELS values are ratings: relevant when >= this.")
+@click.option("--query-file", "write_query_file", is_flag=True,
+              help="Write groups to OUTPUT.query instead of qid: tokens (LightGBM's layout).")  # fmt: skip
+@file_options(doc_ids=True)
+@fail_cleanly
+def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int | None, threshold: float | None,
+                    write_query_file: bool, files: _FileOptions) -> None:  # fmt: skip
+    """Write DATA with each row's label replaced by its grade in QRELS (matched on qid and document id)."""
+    from .judgments import relabel
+
+    done = relabel(files.read(data_file), qrels_file, unjudged=unjudged, threshold=threshold)
+    for note in done.notes():
+        click.echo(f"rankwise: note: {note}", err=True)
+    write_svmlight(done.data, output, query_file=write_query_file, zero_based=files.zero_based)
 
 
 @ltr.command("evaluate")

@@ -99,8 +99,8 @@ class LtrData:
     - ``indptr`` (int64 ``[rows + 1]``), ``indices`` (int32, 0-based columns, increasing within a row),
       ``values`` (float64): row ``r``'s features are ``indices[indptr[r]:indptr[r + 1]]`` and their values.
     - ``num_features``: the width; ``source``: where the data came from (a path, for messages).
-    - ``docnos``: each row's document id (``[rows]`` of ``str``, unique within its group), or None: documents are
-      then named by their position in their group (see :meth:`doc_ids`).
+    - ``docnos``: each row's document id (``[rows]`` of ``str``, unique within its group: checked), or None:
+      documents are then named by their position in their group (see :meth:`doc_ids`).
 
     Arrays are converted to these dtypes, checked for consistency and made read-only.
     """
@@ -140,6 +140,10 @@ class LtrData:
                 raise RankwiseError(f"LtrData.docnos must be one str per row ({len(self.labels)} rows)")
             object.__setattr__(self, "docnos", _frozen(docnos))
         problem = _inconsistency(self)
+        if problem is None and self.docnos is not None:
+            row = _repeated_doc(self.row_groups(), self.docnos)
+            if row is not None:
+                problem = f"document id {self.docnos[row]!r} of row {row} occurs twice in its group"
         if problem is not None:
             raise RankwiseError(f"LtrData ({self.source}): {problem}")
 
@@ -256,6 +260,13 @@ def _inconsistency(data: LtrData) -> str | None:
     if nnz and (data.indices.min() < 0 or data.indices.max() >= data.num_features):
         return f"feature columns must lie in [0, num_features={data.num_features})"
     return None
+
+
+def _repeated_doc(groups: np.ndarray, docnos: Any) -> int | None:
+    """The first row whose document id already named a row of its group, or None."""
+    keys = pl.DataFrame({"group": groups, "doc": pl.Series(list(docnos), dtype=pl.String)})
+    again = keys.select(~pl.struct("group", "doc").is_first_distinct()).to_series().to_numpy()
+    return int(np.argmax(again)) if again.any() else None
 
 
 def _offsets(sizes: np.ndarray) -> np.ndarray:
@@ -672,14 +683,12 @@ def _with_comment_doc_ids(data: LtrData, raw: bytes, lines: np.ndarray) -> LtrDa
             f"{data.source}:{lines[np.argmax(missing)]}: no document id in a trailing comment "
             "(doc_ids='comment' reads '#docid = ID' or '# ID ...')"
         )
-    keys = pl.DataFrame({"group": data.row_groups(), "doc": docnos})
-    again = (~keys.select(pl.struct("group", "doc").is_first_distinct()).to_series()).to_numpy()
-    if again.any():
-        row = int(np.argmax(again))
-        same = (keys["group"].to_numpy() == keys["group"][row]) & (docnos.to_numpy() == docnos[row])
-        first = int(np.argmax(same))
+    groups = data.row_groups()
+    row = _repeated_doc(groups, docnos)
+    if row is not None:
+        first = int(np.argmax((groups == groups[row]) & (docnos.to_numpy() == docnos[row])))
         raise InputError(
-            f"{data.source}:{lines[row]}: document {docnos[row]!r} of qid {data.qids[keys['group'][row]]} "
+            f"{data.source}:{lines[row]}: document {docnos[row]!r} of qid {data.qids[groups[row]]} "
             f"is already at line {lines[first]}"
         )
     return dataclasses.replace(data, docnos=docnos.to_numpy())
