@@ -159,12 +159,17 @@ def evaluate(
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 
+def echo_notes(notes: list[str]) -> None:
+    """Each note as one ``rankwise: note: ...`` line on stderr."""
+    for note in notes:
+        click.echo(f"rankwise: note: {note}", err=True)
+
+
 def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False) -> None:
     """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout."""
     from . import formats
 
-    for note in result.notes():
-        click.echo(f"rankwise: note: {note}", err=True)
+    echo_notes(result.notes())
     if output_format == "trec":
         text = formats.format_trec(result, per_query, with_runid)
     elif output_format == "json":

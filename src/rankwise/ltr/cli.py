@@ -18,7 +18,7 @@ import click
 import numpy as np
 import polars as pl
 
-from ..cli import echo_result, fail_cleanly
+from ..cli import echo_notes, echo_result, fail_cleanly
 from ..errors import RankwiseError
 from ..formats import FORMATS
 from .models import MODEL_KINDS
@@ -216,8 +216,7 @@ def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int 
     from .judgments import relabel
 
     done = relabel(files.read(data_file), qrels_file, unjudged=unjudged, threshold=threshold)
-    for note in done.notes():
-        click.echo(f"rankwise: note: {note}", err=True)
+    echo_notes(done.notes())
     write_svmlight(done.data, output, query_file=write_query_file, zero_based=files.zero_based)
 
 

@@ -141,7 +141,7 @@ class LtrData:
             object.__setattr__(self, "docnos", _frozen(docnos))
         problem = _inconsistency(self)
         if problem is None and self.docnos is not None:
-            row = _repeated_doc(self.row_groups(), self.docnos)
+            row = _repeated_doc(self.row_groups(), self.doc_ids())
             if row is not None:
                 problem = f"document id {self.docnos[row]!r} of row {row} occurs twice in its group"
         if problem is not None:
@@ -262,9 +262,9 @@ def _inconsistency(data: LtrData) -> str | None:
     return None
 
 
-def _repeated_doc(groups: np.ndarray, docnos: Any) -> int | None:
+def _repeated_doc(groups: np.ndarray, docnos: pl.Series) -> int | None:
     """The first row whose document id already named a row of its group, or None."""
-    keys = pl.DataFrame({"group": groups, "doc": pl.Series(list(docnos), dtype=pl.String)})
+    keys = pl.DataFrame({"group": groups, "doc": docnos})
     again = keys.select(~pl.struct("group", "doc").is_first_distinct()).to_series().to_numpy()
     return int(np.argmax(again)) if again.any() else None
 
@@ -683,15 +683,18 @@ def _with_comment_doc_ids(data: LtrData, raw: bytes, lines: np.ndarray) -> LtrDa
             f"{data.source}:{lines[np.argmax(missing)]}: no document id in a trailing comment "
             "(doc_ids='comment' reads '#docid = ID' or '# ID ...')"
         )
-    groups = data.row_groups()
-    row = _repeated_doc(groups, docnos)
-    if row is not None:
+    try:
+        return dataclasses.replace(data, docnos=docnos.to_numpy())
+    except RankwiseError:  # the one check strings of the right count can fail: an id twice in a group
+        groups = data.row_groups()
+        row = _repeated_doc(groups, docnos)
+        if row is None:
+            raise
         first = int(np.argmax((groups == groups[row]) & (docnos.to_numpy() == docnos[row])))
         raise InputError(
             f"{data.source}:{lines[row]}: document {docnos[row]!r} of qid {data.qids[groups[row]]} "
             f"is already at line {lines[first]}"
-        )
-    return dataclasses.replace(data, docnos=docnos.to_numpy())
+        ) from None
 
 
 def _groups(
@@ -732,12 +735,13 @@ def _groups(
                     "--any-qid-order, accepts contiguous groups in any order)"
                 )
             _reappears(name, lines, heads, group_qids, group, int(earlier[-1]))
-    order = np.argsort(group_qids, kind="stable")
-    repeated = np.flatnonzero(group_qids[order][1:] == group_qids[order][:-1])
-    if len(repeated):
-        later = order[repeated + 1]
-        first = int(np.argmin(later))
-        _reappears(name, lines, heads, group_qids, int(later[first]), int(order[repeated[first]]))
+    else:  # increasing qids cannot repeat; in any order, find the first group that repeats an earlier qid
+        order = np.argsort(group_qids, kind="stable")
+        repeated = np.flatnonzero(group_qids[order][1:] == group_qids[order][:-1])
+        if len(repeated):
+            later = order[repeated + 1]
+            first = int(np.argmin(later))
+            _reappears(name, lines, heads, group_qids, int(later[first]), int(order[repeated[first]]))
     offsets = np.append(heads, n).astype(np.int64)
     if sizes_from_file is not None and not np.array_equal(sizes_from_file, np.diff(offsets)):
         raise InputError(f"{name}: the query file's group sizes disagree with the qid: groups of the rows")
