@@ -12,7 +12,7 @@ from click.testing import CliRunner
 import rankwise
 from rankwise import RankwiseError, compare_dialects, get_dialect, parse_measure
 from rankwise.cli import main
-from rankwise.dialects import DIALECTS, dialect_names
+from rankwise.dialects import DIALECTS, dialect_names, resolve_dialect
 
 
 def close(a: float, b: float) -> bool:
@@ -34,10 +34,18 @@ def test_names_and_versions_resolve() -> None:
     with pytest.raises(RankwiseError, match="unknown dialect 'lightgbn'; did you mean lightgbm"):
         get_dialect("lightgbn")
     assert set(dialect_names()) >= {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "lightgbm"}
-    # version prefixes compare by components: "0" covers 0.3, "0.30" does not
+    # version prefixes compare by components: "0" covers 0.3, "0.30" does not (it is newer: the newest binding,
+    # with a note saying so); an older version without a binding is an error
     assert get_dialect("ranx@0").key == "ranx@0.3"
-    with pytest.raises(RankwiseError):
-        get_dialect("ranx@0.30")
+    dialect, note = resolve_dialect("ranx@0.30")
+    assert dialect.key == "ranx@0.3" and note is not None and "no binding for this version; used ranx@0.3" in note
+    assert resolve_dialect("ranx@0.3") == (get_dialect("ranx"), None)
+    with pytest.raises(RankwiseError, match=r"no binding for version 0\.2 \(bindings cover 0\.3\)"):
+        get_dialect("ranx@0.2")
+    # the versions users have today resolve: ir_measures 0.4.3, Spark 4.0
+    assert get_dialect("ir_measures@0.4").key == "ir_measures@0.4"
+    assert get_dialect("spark_mllib@4.0").key == get_dialect("spark_mllib").key == "spark_mllib@4.0"
+    assert get_dialect("spark_mllib@3.5").key == "spark_mllib@4.0"  # one binding covers both
 
 
 def test_binding_fills_only_what_the_user_left_out() -> None:

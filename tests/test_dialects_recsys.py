@@ -12,7 +12,6 @@ import math
 import pytest
 
 import rankwise
-from rankwise.explain import explain
 
 QRELS = {"u1": {"B": 1, "D": 1, "F": 1, "C": 0}, "u2": {"X": 1}, "u3": {"Q": 0}}
 RUN = {
@@ -116,7 +115,7 @@ def test_replay_versions() -> None:
     assert per_user("replay", "AP@4")["u1"] == pytest.approx(1 / 3)
     assert per_user("replay@0.12", "AP@4")["u1"] == pytest.approx(1 / 4)
     assert per_user("replay@0.4", "AP@4")["u1"] == pytest.approx(1 / 3)
-    with pytest.raises(rankwise.RankwiseError, match=r"no binding for version 0\.1$"):
+    with pytest.raises(rankwise.RankwiseError, match=r"no binding for version 0\.1 \("):
         rankwise.get_dialect("replay@0.1")  # versions match by components: "0.1" is neither 0.11 nor 0.13
     assert rankwise.get_dialect("replay@0").key == "replay@0.13"
 
@@ -167,10 +166,6 @@ def test_neurec() -> None:
     # Σ P@i at hits = 1/2 + 2/4 = 1, divided by Σ_{i=1..4} min(i, 3) = 1 + 2 + 3 + 3 = 9
     assert per_user("neurec", "AP@4")["u1"] == pytest.approx(1 / 9)
     assert per_user("neurec", "AP@2")["u1"] == pytest.approx((1 / 2) / (1 + 2))
-    assert per_user("neurec", "HitRate@4") == {"u1": 0.0, "u2": 0.0, "u3": 0.0}  # the == bug: never a hit
-    assert per_user(None, "HitRate@4")["u1"] == 1.0
-    bugs = explain("HitRate@4", dialect="neurec")
-    assert "Known library bug" in bugs and "never true" in bugs
 
 
 def test_recsys_pytorch() -> None:

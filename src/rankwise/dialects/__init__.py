@@ -16,22 +16,45 @@ def _matches(version: str, prefix: str) -> bool:
     return version.split(".")[: len(wanted)] == wanted
 
 
-def get_dialect(text: str) -> Dialect:
-    """The dialect named ``NAME`` (newest binding) or ``NAME@VERSION`` (newest binding covering a version with
-    that prefix, compared by components: ``replay@0.12`` matches 0.12.x, not 0.1)."""
+def resolve_dialect(text: str) -> tuple[Dialect, str | None]:
+    """The dialect ``NAME`` or ``NAME@VERSION`` names, and a note when the version asked has no binding of its own.
+
+    A bare name is the newest binding. ``NAME@VERSION`` is the newest binding covering a version with that prefix,
+    compared by components (``replay@0.12`` matches 0.12.x, not 0.1). A version newer than every binding gets the
+    newest binding, with a note saying so (the library may have changed since it was proven); an older version
+    without a binding is an error.
+    """
     name, _, version = text.strip().partition("@")
-    candidates = [d for d in DIALECTS if d.name == name.lower()]
+    candidates = [d for d in DIALECTS if d.name == name.strip().lower()]
     if not candidates:
         import difflib
 
         close = difflib.get_close_matches(name.lower(), [d.name for d in DIALECTS], n=3, cutoff=0.5)
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(dialect_names())}"
         raise RankwiseError(f"unknown dialect {name!r}{hint}")
-    if version:
-        candidates = [d for d in candidates if any(_matches(v, version) for v in d.versions)]
-        if not candidates:
-            raise RankwiseError(f"dialect {name} has no binding for version {version}")
-    return max(candidates, key=lambda d: max(_version_key(v) for v in d.versions))
+    newest = max(candidates, key=_newest_version)
+    version = version.strip()
+    if not version:
+        return newest, None
+    covering = [d for d in candidates if any(_matches(v, version) for v in d.versions)]
+    if covering:
+        return max(covering, key=_newest_version), None
+    if _version_key(version) > _newest_version(newest):
+        return newest, (
+            f"dialect {name}@{version}: no binding for this version; used {newest.key} ({newest.label}), the newest, "
+            f"proven by {newest.verified}"
+        )
+    known = ", ".join(sorted({v for d in candidates for v in d.versions}, key=_version_key))
+    raise RankwiseError(f"dialect {name} has no binding for version {version} (bindings cover {known})")
+
+
+def _newest_version(dialect: Dialect) -> tuple[int, ...]:
+    return max(_version_key(v) for v in dialect.versions)
+
+
+def get_dialect(text: str) -> Dialect:
+    """The dialect ``NAME`` or ``NAME@VERSION`` names (see :func:`resolve_dialect`)."""
+    return resolve_dialect(text)[0]
 
 
 def dialect_names() -> list[str]:
@@ -39,4 +62,4 @@ def dialect_names() -> list[str]:
     return list(dict.fromkeys(d.name for d in DIALECTS))
 
 
-__all__ = ["DIALECTS", "REL_LEVEL", "Dialect", "dialect_names", "get_dialect"]
+__all__ = ["DIALECTS", "REL_LEVEL", "Dialect", "dialect_names", "get_dialect", "resolve_dialect"]

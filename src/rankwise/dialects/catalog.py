@@ -34,12 +34,14 @@ DIALECTS: tuple[Dialect, ...] = (
     ),
     Dialect(
         "ir_measures",
-        ("0.3",),
-        "0.3",
-        "ir_measures: trec_eval measures through its pytrec_eval provider",
-        "terrierteam/ir_measures ir_measures/providers/pytrec_eval_provider.py",
-        "tests/test_dialects.py (binding pinned; provider is pytrec_eval)",
-        policies={"scores": "float32"},
+        ("0.4", "0.3"),
+        "0.3–0.4",
+        "ir_measures: trec_eval measures through its pytrec_eval provider; every judged query is scored (a query "
+        "missing from the run scores 0)",
+        "terrierteam/ir_measures ir_measures/providers/pytrec_eval_provider.py (judged queries missing from the run "
+        "are filled with 0)",
+        "tests/test_dialects_ir_measures.py against ir_measures 0.4 itself (calc_aggregate and iter_calc)",
+        policies={"scores": "float32", "queries": "qrels"},
         bindings={"IPrec": {"round": "v9"}},
     ),
     Dialect(
@@ -139,7 +141,7 @@ DIALECTS: tuple[Dialect, ...] = (
     ),
     Dialect(
         "spark_mllib",
-        ("3.5", "4.0"),
+        ("4.0", "3.5"),
         ">= 3.4 (binary relevance)",
         "Spark RankingMetrics / ml RankingEvaluator: binary nDCG with an ideal of min(k, |labels|), "
         "MAP@k ÷ min(k, |labels|), MAP ÷ |labels|, only users present in both (inner join)",
@@ -339,7 +341,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "wubinzzu/NeuRec evaluator/backend/python/metric.py (MAP, hit), uni_evaluator.py; issue #39",
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "qrels", "ties": "docno_desc_numeric"},
-        bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}, "HitRate": {"count": "never"}},
+        bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}},
         known_bugs=(
             "MAP divides by Σ_{i≤k} min(i, R) (np.cumsum where min(k, R) was meant; its C++ backend divides by "
             "min(k, R), older versions by the hits or by R)",

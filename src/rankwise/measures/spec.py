@@ -16,8 +16,8 @@ from typing import Literal
 from ..errors import MeasureError
 
 GainMap = tuple[tuple[int, float], ...]
-ParamValue = int | str | GainMap
-ParamKind = Literal["int", "choice", "gain"]
+ParamValue = int | float | str | GainMap
+ParamKind = Literal["int", "float", "choice", "gain"]
 
 
 def format_number(value: float) -> str:
@@ -57,25 +57,66 @@ class Param:
     choices: Mapping[str, str] = field(default_factory=dict)
     default_doc: str = ""
     minimum: int | None = None
+    """Smallest allowed value of an ``int`` parameter; a ``float`` parameter must exceed it."""
 
     def parse(self, text: str, measure: str) -> ParamValue:
-        """Read the parameter's value from measure-string text."""
+        """Read the parameter's value from measure-string text (checked by :meth:`check`)."""
         text = text.strip()
-        if self.kind == "int":
+        if self.kind in ("int", "float"):
             try:
-                value = int(text)
+                number: int | float = int(text) if self.kind == "int" else float(text)
             except ValueError:
-                raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be an integer") from None
+                kind = "an integer" if self.kind == "int" else "a number"
+                raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be {kind}") from None
+            return self.check(number, measure)
+        if self.kind == "gain" and text.startswith("{"):
+            return self._parse_gain_map(text, measure)
+        return self.check(text, measure)
+
+    def check(self, value: object, measure: str) -> ParamValue:
+        """``value`` if it is a valid value of this parameter (a gain map is returned in canonical form);
+        otherwise a :class:`MeasureError` naming the measure, the parameter and what is allowed.
+
+        Every way a :class:`Measure` is made (parsed, constructed, bound by a dialect) goes through here, so a
+        measure with an unknown parameter value cannot exist."""
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise MeasureError(f"{measure}: parameter {self.name}={value!r} must be an integer")
             if self.minimum is not None and value < self.minimum:
                 raise MeasureError(f"{measure}: parameter {self.name}={value} must be >= {self.minimum}")
             return value
-        if self.kind == "gain" and text.startswith("{"):
-            return self._parse_gain_map(text, measure)
-        if text not in self.choices:
+        if self.kind == "float":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise MeasureError(f"{measure}: parameter {self.name}={value!r} must be a finite number")
+            if self.minimum is not None and value <= self.minimum:
+                raise MeasureError(f"{measure}: parameter {self.name}={format_number(value)} must be > {self.minimum}")
+            return float(value)
+        if self.kind == "gain" and isinstance(value, (tuple, Mapping)):
+            return self._check_gain_map(value, measure)
+        if not isinstance(value, str) or value not in self.choices:
             allowed = ", ".join(self.choices)
             extra = " or a grade map like {1:1,2:3}" if self.kind == "gain" else ""
-            raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be one of {allowed}{extra}")
-        return text
+            raise MeasureError(f"{measure}: parameter {self.name}={value!r} must be one of {allowed}{extra}")
+        return value
+
+    def _check_gain_map(self, value: object, measure: str) -> GainMap:
+        """A grade map as a sorted tuple of (integer grade, finite gain) pairs, each grade once."""
+        items = list(value.items()) if isinstance(value, Mapping) else list(value)  # type: ignore[arg-type]
+        pairs: dict[int, float] = {}
+        for item in items:
+            if not isinstance(item, tuple) or len(item) != 2:
+                raise MeasureError(f"{measure}: gain map entry {item!r} must be a (grade, gain) pair")
+            grade, gain = item
+            if isinstance(grade, bool) or not isinstance(grade, int):
+                raise MeasureError(f"{measure}: gain map grade {grade!r} must be an integer")
+            if isinstance(gain, bool) or not isinstance(gain, (int, float)) or not math.isfinite(gain):
+                raise MeasureError(f"{measure}: gain for grade {grade} must be a finite number")
+            if grade in pairs:
+                raise MeasureError(f"{measure}: gain map gives grade {grade} twice")
+            pairs[grade] = float(gain)
+        if not pairs:
+            raise MeasureError(f"{measure}: gain map is empty")
+        return tuple(sorted(pairs.items()))
 
     def _parse_gain_map(self, text: str, measure: str) -> GainMap:
         if not text.endswith("}"):
@@ -93,19 +134,17 @@ class Param:
                 raise MeasureError(
                     f"{measure}: gain map entry {item.strip()!r} must be GRADE:GAIN (integer grade)"
                 ) from None
-            if not math.isfinite(v):
-                raise MeasureError(f"{measure}: gain for grade {g} must be finite")
             if g in pairs:
                 raise MeasureError(f"{measure}: gain map gives grade {g} twice")
             pairs[g] = v
-        if not pairs:
-            raise MeasureError(f"{measure}: gain map is empty")
-        return tuple(sorted(pairs.items()))
+        return self._check_gain_map(tuple(pairs.items()), measure)
 
     def format(self, value: ParamValue) -> str:
         """Canonical text of a value (inverse of :meth:`parse`)."""
         if isinstance(value, tuple):
             return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
+        if isinstance(value, float):
+            return format_number(value)
         return str(value)
 
 
@@ -161,14 +200,17 @@ class Measure:
         spec = self.spec
         object.__setattr__(self, "name", spec.name)
         order = {p.name: i for i, p in enumerate(spec.params)}
-        seen = set()
-        for key, _ in self.params:
+        checked: dict[str, ParamValue] = {}
+        for item in self.params:
+            if not isinstance(item, tuple) or len(item) != 2:
+                raise MeasureError(f"{self.name}: parameters must be (name, value) pairs, got {item!r}")
+            key, value = item
             if key not in order:
                 raise MeasureError(f"{self.name}: unknown parameter {key!r}; it has: {spec.param_names() or 'none'}")
-            if key in seen:
+            if key in checked:
                 raise MeasureError(f"{self.name}: parameter {key!r} given twice")
-            seen.add(key)
-        object.__setattr__(self, "params", tuple(sorted(self.params, key=lambda kv: order[kv[0]])))
+            checked[key] = spec.param(key).check(value, self.name)
+        object.__setattr__(self, "params", tuple(sorted(checked.items(), key=lambda kv: order[kv[0]])))
         self._check_cutoff(spec)
 
     def _check_cutoff(self, spec: MeasureSpec) -> None:
