@@ -243,6 +243,32 @@ def test_sklearn_dialect_equals_sklearn(seed: int) -> None:
             assert close(ours.per_query[f"q{i}"][f"DCG{cut}"], theirs)
 
 
+@pytest.mark.parametrize("seed", range(30))
+def test_sklearn_ap_and_auc_read_tied_scores_as_one_threshold(seed: int) -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    rng = np.random.default_rng(seed)
+    n_queries, n_items = int(rng.integers(1, 6)), int(rng.integers(2, 15))
+    y_true = rng.choice([0, 0, 1, 2], size=(n_queries, n_items))
+    y_score = rng.integers(0, 4, size=(n_queries, n_items)).astype(float)  # heavy ties
+    qrels = {f"q{i}": {f"d{j}": int(y_true[i, j]) for j in range(n_items)} for i in range(n_queries)}
+    run = {f"q{i}": {f"d{j}": float(y_score[i, j]) for j in range(n_items)} for i in range(n_queries)}
+    ours = rankwise.evaluate(qrels, run, ["AP", "AUC"], dialect="sklearn")
+    assert not any("ties=average is not defined" in note for note in ours.notes())  # both read ties as ties
+    for i in range(n_queries):
+        relevant = (y_true[i] >= 1).astype(int)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # no positive: sklearn warns and returns 0
+            expected = metrics.average_precision_score(relevant, y_score[i])
+        assert close(ours.per_query[f"q{i}"]["AP"], expected)
+        if 0 < relevant.sum() < n_items:
+            lrap = metrics.label_ranking_average_precision_score(relevant[None, :], y_score[i][None, :])
+            assert close(ours.per_query[f"q{i}"]["AP"], lrap)
+            assert close(ours.per_query[f"q{i}"]["AUC"], metrics.roc_auc_score(relevant, y_score[i]))
+    # the unit-test case of scikit-learn: all scores tied, labels [1, 1, 0] -> 2/3 (trec_eval's order: 1 or 1/2)
+    tied = rankwise.evaluate({"q": {"a": 1, "b": 1, "c": 0}}, {"q": dict.fromkeys("abc", 0.5)}, "AP", dialect="sklearn")
+    assert tied.aggregate["AP"] == pytest.approx(2 / 3)
+
+
 def test_tie_average_is_an_expectation_only_for_linear_measures() -> None:
     # RR is not linear: computed on the doc-id order (b before a) with a caveat, instead of an expectation
     result = rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, ["RR"], ties="average")

@@ -166,6 +166,7 @@ def compute(
         data = aligned
         if aligned.tie_group is not None and not measure.spec.tie_average:
             data = ordered
+        if data is ordered and not measure.orders_ties_itself:
             caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
                            "values); tied documents were ordered by doc id, descending")  # fmt: skip
         rel = resolved_rel(measure, policies)

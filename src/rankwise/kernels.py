@@ -145,7 +145,26 @@ def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
             total += a.per_query_sum(relevant.astype(np.float64)) * (harmonic[m.cutoff] - harmonic[shown])
         return total
     mask = relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff)
+    if _option(m, "precision_at", ("rank", "tie_end")) == "tie_end":
+        precision_at = precision_at[_tie_group_ends(a, m)]
     return a.per_query_sum(precision_at, mask)
+
+
+def _tie_group_ends(a: Aligned, m: Measure) -> np.ndarray:
+    """For each row, the row index of the last row of its group of equal scores within its query (and within
+    the top k: a group cut by k ends at k). Rows beyond k map to themselves."""
+    ends = np.arange(len(a.qidx))
+    keep = _in_cutoff(a, m)
+    rows = ends if keep is None else np.flatnonzero(keep)
+    if not len(rows):
+        return ends
+    q, s = a.qidx[rows], a.score[rows]
+    starts = np.ones(len(rows), dtype=bool)
+    starts[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1]) | (rows[1:] != rows[:-1] + 1)
+    group = np.cumsum(starts) - 1
+    last = np.append(np.flatnonzero(starts)[1:], len(rows)) - 1
+    ends[rows] = rows[last[group]]
+    return ends
 
 
 def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:

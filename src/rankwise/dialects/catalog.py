@@ -64,11 +64,14 @@ DIALECTS: tuple[Dialect, ...] = (
         "sklearn",
         ("1.9",),
         "scikit-learn 1.9",
-        "scikit-learn ndcg_score/dcg_score: tied scores averaged, ideal from the scored items only",
-        "scikit-learn sklearn/metrics/_ranking.py (_tie_averaged_dcg, _ndcg_sample_scores)",
-        "tests/test_dialects.py against sklearn.metrics.ndcg_score and dcg_score with heavy ties",
+        "scikit-learn ndcg_score/dcg_score: tied scores averaged, ideal from the scored items only; "
+        "average_precision_score: a group of tied scores is one threshold; roc_auc_score: ties count ½",
+        "scikit-learn sklearn/metrics/_ranking.py (_tie_averaged_dcg, _ndcg_sample_scores, average_precision_score, "
+        "roc_auc_score)",
+        "tests/test_dialects.py against sklearn.metrics ndcg_score, dcg_score, average_precision_score, "
+        "label_ranking_average_precision_score and roc_auc_score with heavy ties",
         policies={"ties": "average"},
-        bindings={"nDCG": {"universe": "retrieved"}},
+        bindings={"nDCG": {"universe": "retrieved"}, "AP": {"precision_at": "tie_end", "universe": "retrieved"}},
     ),
     Dialect(
         "torchmetrics",

@@ -54,6 +54,18 @@ AP_PRECISIONS = Param(
         "MAP: with denom=k, (1/k) Σ_{n≤k} P@n)",
     },
 )
+AP_PRECISION_AT = Param(
+    "precision_at",
+    "choice",
+    "where the precision of a relevant document is read",
+    default="rank",
+    choices={
+        "rank": "P@i at its own rank i, after the tie policy (trec_eval and nearly everyone)",
+        "tie_end": "P at the last rank of its group of equal scores: a group of tied documents is one threshold "
+        "(scikit-learn average_precision_score and label_ranking_average_precision_score; the tie policy does "
+        "not matter)",
+    },
+)
 GAIN = Param(
     "gain",
     "gain",
@@ -282,7 +294,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Σ_{i≤k} min(i, R); 0 when D = 0. With precisions=every the sum runs over every rank n ≤ k (Elliot).\n"
         "MAP is its mean over queries",
         TREC_EVAL_REF + " m_map.c (map) and m_map_cut.c (map_cut_k, also ÷ R)",
-        params=(REL, AP_DENOM, AP_PRECISIONS, UNIVERSE, GATE, EMPTY),
+        params=(REL, AP_DENOM, AP_PRECISIONS, AP_PRECISION_AT, UNIVERSE, GATE, EMPTY),
         aliases=("MAP",),
     ),
     MeasureSpec(

@@ -258,6 +258,16 @@ class Measure:
             return self.spec.aggregate
         return {"query": "mean"}.get(str(how), str(how))
 
+    @property
+    def orders_ties_itself(self) -> bool:
+        """Whether the measure reads tied scores as ties, whatever the tie policy: Kendall's tau, AUC compared by
+        score (½ per tied pair), AP with precision_at=tie_end."""
+        return (
+            self.name == "KendallTau"
+            or (self.name == "AUC" and self.get("compare") == "score" and self.get("form") == "pairs")
+            or self.option("precision_at") == "tie_end"
+        )
+
     def __str__(self) -> str:
         text = self.name
         if self.params:
