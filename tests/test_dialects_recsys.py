@@ -46,10 +46,8 @@ def test_rectools_ideal_is_k_hits() -> None:
 def test_daisyrec_1() -> None:
     assert per_user("daisyrec@1", "AP@4")["u1"] == pytest.approx((1 / 2 + 2 / 4) / 4)  # ÷ k
     assert per_user("daisyrec@1", "RR@4")["u1"] == pytest.approx(1 / 2 + 1 / 4)  # every hit counts
-    # ideal from the shown list, sorted: B, D, F relevant -> 1 + 1/log2 3 + 1/log2 4 at k = 4
-    assert per_user("daisyrec@1", "nDCG@4")["u1"] == pytest.approx(
-        (1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3) + 1 / L2(4)), abs=1e-12
-    )
+    # lists are cut to k first (main.py:295-299), so the ideal is built from the hits in the top 4: B and D
+    assert per_user("daisyrec@1", "nDCG@4")["u1"] == pytest.approx((1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3)), abs=1e-12)
     assert per_user("daisyrec@1", "nDCG@4")["u2"] == 0.0  # nothing relevant shown
 
 
@@ -58,7 +56,11 @@ def test_daisyrec_2() -> None:
     assert per_user("daisyrec@2", "AP@4")["u1"] == pytest.approx((1 / 2 + 2 / 4) / 2)  # ÷ hits
     # ideal from the hits in the top 4 only (B, D): inflated
     assert per_user("daisyrec@2", "nDCG@4")["u1"] == pytest.approx((1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3)))
-    assert rankwise.get_dialect("daisyrec").key == "daisyrec@2"  # a bare name is the newest binding
+    assert rankwise.get_dialect("daisyrec").key == "daisyrec@2.3"  # a bare name is the newest binding
+    assert rankwise.get_dialect("daisyrec@2").key == "daisyrec@2.3"  # not the benchmark line's 2.0-benchmark
+    # the DaisyRec-v2.0 benchmark line sums 1/rank over every hit in MRR; AmazingDD's 2.x takes the first
+    assert per_user("daisyrec@2.0-benchmark", "RR@4")["u1"] == pytest.approx(1 / 2 + 1 / 4)
+    assert per_user("daisyrec@2", "RR@4")["u1"] == pytest.approx(1 / 2)
 
 
 def test_dl_rs_eval() -> None:
@@ -69,17 +71,27 @@ def test_dl_rs_eval() -> None:
     assert per_user("dl_rs_eval", "AP@2")["u1"] == pytest.approx((1 / 2) / min(2, 3))
 
 
-def test_openrec_ndcg_is_unnormalised() -> None:
-    assert per_user("openrec", "nDCG@4") == pytest.approx({"u1": 1 / L2(3) + 1 / L2(5), "u2": 0.0, "u3": 0.0})
+def test_openrec_versions() -> None:
+    # tf2: unnormalised DCG over warm users (u3 has nothing relevant)
+    assert per_user("openrec", "nDCG@4") == pytest.approx({"u1": 1 / L2(3) + 1 / L2(5), "u2": 0.0})
+    assert rankwise.get_dialect("openrec").key == "openrec@tf2"
+    # tf1: each positive ranked among the 2 non-positives shown (A, C): B, D, F sit at ranks 2, 3, 3
+    assert per_user("openrec@tf1", "P@1")["u1"] == pytest.approx(1 / 1)  # rank <= 2 admitted at k = 1: B
+    assert per_user("openrec@tf1", "R@2")["u1"] == pytest.approx(3 / 3)  # ranks <= 3
+    ideal = 1 + 1 / L2(3) + 1 / L2(4)  # every positive, not cut at k
+    assert per_user("openrec@tf1", "nDCG@2")["u1"] == pytest.approx((1 / L2(3)) / ideal)
 
 
 def test_lenskit() -> None:
     values = per_user("lenskit", "P@4")
-    assert values["u1"] == pytest.approx(2 / 4) and values["u2"] == pytest.approx(0 / 2)
-    assert math.isnan(values["u3"])  # no test items: undefined, left out of the mean
-    result = rankwise.evaluate(QRELS, RUN, ["P@4"], dialect="lenskit")
-    assert result.aggregate["P@4"] == pytest.approx((0.5 + 0.0) / 2)
-    assert result.undefined["P@4"] == 1
+    assert values == pytest.approx({"u1": 2 / 4, "u2": 0 / 2, "u3": 0 / 1})  # ÷ list length
+    # every user with a list counts; a user without test items scores 0 (list_summary fills NaN with 0)
+    result = rankwise.evaluate({**QRELS, "u4": {"Z": 1}}, RUN, ["P@4", "R@4", "AP@4"], dialect="lenskit")
+    assert result.query_ids == ("u1", "u2", "u3") and result.undefined == {"P@4": 0, "R@4": 0, "AP@4": 0}
+    assert result.per_query["u1"]["R@4"] == pytest.approx(2 / min(3, 4))  # ÷ min(|test|, k)
+    assert per_user("lenskit", "R@2")["u1"] == pytest.approx(1 / min(3, 2))
+    assert per_user("lenskit", "AP@4")["u2"] == 0.0 and per_user("lenskit", "AP@4")["u1"] == pytest.approx(1 / 3)
+    assert per_user("lenskit", "AP@2")["u1"] == pytest.approx((1 / 2) / min(3, 2))  # ÷ min(|test|, |L[:k]|)
     # discount 1/log2(max(i, 2)): B at rank 2 -> 1, D at rank 4 -> 1/2; ideal ranks 1..3 -> 1 + 1 + 1/log2 3
     assert per_user("lenskit", "nDCG@4")["u1"] == pytest.approx(1.5 / (2 + 1 / L2(3)), abs=1e-12)
 
@@ -153,19 +165,34 @@ def test_elliot() -> None:
 
 
 def test_elliot_auc_family() -> None:
-    # u1: |L| = 5, R = 3, so Elliot's negatives = 5 − 3 + 1 = 3; hits at ranks 2, 4, 5 have 1, 2, 2 others above
+    # catalogue of 7 items, u1 trained on 2: Elliot's negatives = 7 − 2 − R + 1 = 3 with R = 3;
+    # the hits at ranks 2, 4, 5 have 1, 2, 2 others above
+    train = {"u1": ["T1", "T2"], "u2": ["T1"]}
     terms = [1 - 1 / 3, 1 - 2 / 3, 1 - 2 / 3]
-    gauc = per_user("elliot", "AUC")
-    assert gauc == pytest.approx({"u1": sum(terms) / 3, "u2": 0.0})  # GAUC ÷ R; u2's relevant item not shown
-    assert per_user("elliot", "AUC@4")["u1"] == pytest.approx(sum(terms[:2]) / min(4, 3))  # LAUC@4
-    pooled = rankwise.evaluate(QRELS, RUN, "AUC(mean=pooled)", dialect="elliot").aggregate["AUC(mean=pooled)"]
-    assert pooled == pytest.approx(sum(terms) / 3)  # mean over every (user, found relevant item) pair
+    measures = ["AUC", "AUC@4", "AUC(mean=pooled)"]
+    result = rankwise.evaluate(QRELS, RUN, measures, dialect="elliot", train=train, catalog=7)
+    assert result.per_query["u1"]["AUC"] == pytest.approx(sum(terms) / 3)  # GAUC ÷ R
+    assert result.per_query["u2"]["AUC"] == 0.0  # u2's relevant item is not in its list
+    assert result.per_query["u1"]["AUC@4"] == pytest.approx(sum(terms[:2]) / min(4, 3))  # LAUC@4
+    assert result.aggregate["AUC(mean=pooled)"] == pytest.approx(sum(terms) / 3)  # over every found relevant item
+    # the catalogue defaults to the items seen in training (Elliot's num_items): here 2, too few for u1
+    with pytest.raises(rankwise.InputError, match="leaves user 'u1' no candidate"):
+        rankwise.evaluate(QRELS, RUN, "AUC", dialect="elliot", train=train)
+    with pytest.raises(rankwise.MeasureError, match="give the training interactions"):
+        rankwise.evaluate(QRELS, RUN, "AUC", dialect="elliot")
 
 
 def test_neurec() -> None:
-    # Σ P@i at hits = 1/2 + 2/4 = 1, divided by Σ_{i=1..4} min(i, 3) = 1 + 2 + 3 + 3 = 9
-    assert per_user("neurec", "AP@4")["u1"] == pytest.approx(1 / 9)
-    assert per_user("neurec", "AP@2")["u1"] == pytest.approx((1 / 2) / (1 + 2))
+    # the C++ evaluator (NeuRec's default): Σ P@i at hits = 1/2 + 2/4 = 1, ÷ min(4, 3)
+    assert per_user("neurec", "AP@4")["u1"] == pytest.approx(1 / 3)
+    # the Python fallback: ÷ Σ_{i=1..4} min(i, 3) = 1 + 2 + 3 + 3 = 9
+    assert per_user("neurec@2020.python", "AP@4")["u1"] == pytest.approx(1 / 9)
+    assert per_user("neurec@2020.python", "AP@2")["u1"] == pytest.approx((1 / 2) / (1 + 2))
+    assert rankwise.get_dialect("neurec@2020").key == "neurec@2020"  # the plain version, not .python
+    # 1.0.0 (PyPI): MRR is 1 only when the first item is relevant; AP ÷ min(|L|, R); ideal over every test item
+    assert per_user("neurec@1", "RR@4")["u1"] == 0.0
+    assert per_user("neurec@1", "AP@4")["u1"] == pytest.approx(1 / min(4, 3))
+    assert per_user("neurec@1", "nDCG@2")["u1"] == pytest.approx((1 / L2(3)) / (1 + 1 / L2(3) + 1 / L2(4)))
 
 
 def test_recsys_pytorch() -> None:

@@ -18,6 +18,8 @@ RECALL_CUTOFFS = ("0", "0.1", "0.25", "0.5", "1")
 def _param_texts(param) -> list[str]:
     if param.kind == "int":
         return [str(v) for v in INT_VALUES if param.minimum is None or v >= param.minimum]
+    if param.kind == "float":
+        return ["0.5", "1", "2.25"]
     values = list(param.choices)
     if param.kind == "gain":
         values += list(GAIN_MAPS)

@@ -55,6 +55,9 @@ class Aligned:
     accounting: QueryAccounting
     tie_group: np.ndarray | None = None
     """With ``ties=average``: id of each row's group of equal scores (rows of a group are adjacent)."""
+    num_candidates: np.ndarray | None = None
+    """Per query: the items the user could have been recommended, catalogue size − the user's training items
+    (only when training interactions were given)."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property

@@ -51,13 +51,25 @@ def _recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Column names of a tabular qrels file (query, document, grade or rating)."),
         click.option("--rec-cols", default=None, metavar="USER,ITEM,SCORE",
                      help="Column names of a tabular run (query, document, score; a third named rank is a rank)."),
+        click.option("--train", default=None, metavar="FILE",
+                     help="Training interactions (user, item): each user's candidates are the catalogue minus them "
+                          "(Elliot's AUC family needs them)."),
+        click.option("--catalog", type=int, default=None, metavar="N",
+                     help="Number of items in the catalogue [default: the items in --train]."),
     ]  # fmt: skip
     for option in reversed(options):
         command = option(command)
     return command
 
 
-def _input_options(cutoffs: str | None, threshold: float | None, truth_cols: str | None, rec_cols: str | None) -> dict:
+def _input_options(
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
+) -> dict:
     from .io.tabular import columns_from_names
 
     ks = None
@@ -71,6 +83,8 @@ def _input_options(cutoffs: str | None, threshold: float | None, truth_cols: str
         "threshold": threshold,
         "qrels_columns": columns_from_names(truth_cols, "qrels"),
         "run_columns": columns_from_names(rec_cols, "run"),
+        "train": train,
+        "catalog": catalog,
     }
 
 
@@ -146,6 +160,8 @@ def evaluate(
     threshold: float | None,
     truth_cols: str | None,
     rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from .evaluate import evaluate as run_evaluation
@@ -155,7 +171,7 @@ def evaluate(
     chosen = QuerySet.QRELS.value if all_queries else queries
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                             rel_level=rel_level, dialect=dialect,
-                            **_input_options(cutoffs, threshold, truth_cols, rec_cols))  # fmt: skip
+                            **_input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog))  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 
@@ -219,6 +235,8 @@ def dialects(
     threshold: float | None,
     truth_cols: str | None,
     rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
 ) -> None:
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
     from .explain import dialect_table, list_dialects
@@ -228,7 +246,7 @@ def dialects(
         return
     if not measures:
         raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
-    options = _input_options(cutoffs, threshold, truth_cols, rec_cols)
+    options = _input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog)
     click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)
 
 

@@ -12,8 +12,9 @@ import polars as pl
 
 from .aligned import Aligned, QueryAccounting, align
 from .dialects import Dialect, resolve_dialect
-from .errors import MeasureError
+from .errors import InputError, MeasureError
 from .io import load_qrels, load_run
+from .io.interactions import load_interactions
 from .kernels import KERNELS, aggregate_measure, apply_empty_policy
 from .measures import Measure, parse_measures
 from .measures.trec_names import CUTOFF_FAMILIES
@@ -211,6 +212,53 @@ def _merge_queries(
     return merged, merged_covered, union
 
 
+def rating_threshold(dialect: Dialect | None, threshold: float | None, rel_level: int) -> tuple[float | None, int]:
+    """The threshold the qrels are read with and the rel_level in force. Under a dialect whose ratings are
+    ``graded`` (Elliot), ratings stay the grades and an integer threshold becomes the rel_level; otherwise
+    ratings at or above the threshold are grade 1."""
+    if threshold is None or dialect is None or dialect.ratings != "graded":
+        return threshold, rel_level
+    if not float(threshold).is_integer() or threshold < 0:
+        raise InputError(
+            f"dialect {dialect.name} keeps ratings as graded gains 2^(r − t + 1) − 1, which rankwise computes for a "
+            f"whole-number threshold t >= 0 and integer ratings; got threshold {threshold}"
+        )
+    return None, int(threshold)
+
+
+def candidate_counts(query_ids: list[str], train: pl.DataFrame | None, catalog: Any) -> np.ndarray | None:
+    """Per query: catalogue size − the user's distinct training items, or None without training interactions.
+
+    ``catalog`` is the number of items or the items themselves; by default the items seen in training (Elliot's
+    ``num_items``)."""
+    if train is None:
+        if catalog is not None:
+            raise InputError("catalog= counts each user's candidates against their training items: give train= too")
+        return None
+    if catalog is None:
+        size = train.get_column("doc_id").n_unique()
+    elif isinstance(catalog, int) and not isinstance(catalog, bool):
+        size = catalog
+    elif isinstance(catalog, Iterable) and not isinstance(catalog, (str, bytes)):
+        size = len({str(item) for item in catalog})
+    else:
+        raise InputError(f"catalog must be a number of items or the items, not {type(catalog).__name__}")
+    seen = train.group_by("query_id").len()
+    counts = dict(zip(seen.get_column("query_id").to_list(), seen.get_column("len").to_list()))
+    out = np.array([size - counts.get(q, 0) for q in query_ids], dtype=np.float64)
+    if len(out) and out.min() < 1:
+        user = query_ids[int(np.argmin(out))]
+        raise InputError(f"a catalogue of {size} items leaves user {user!r} no candidate (it has "
+                         f"{counts.get(user, 0)} training items): give catalog= the full item count")  # fmt: skip
+    return out
+
+
+def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any) -> Aligned:
+    """``aligned`` with each query's candidate count (see :func:`candidate_counts`)."""
+    aligned.num_candidates = candidate_counts(aligned.query_ids, train, catalog)
+    return aligned
+
+
 def resolve_policies(dialect: Dialect | None, **given: Any) -> Policies:
     """Policies in force: those given explicitly, else the dialect's, else trec_eval's defaults."""
     chosen = {key: value for key, value in given.items() if value is not None}
@@ -232,6 +280,8 @@ def evaluate(
     threshold: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    train: Any = None,
+    catalog: int | Iterable[str] | None = None,
 ) -> EvaluationResult:
     """Evaluate ``run`` against ``qrels`` with ``measures`` (default: trec_eval's ``official`` set).
 
@@ -243,19 +293,25 @@ def evaluate(
     ``rankwise.dialects``) makes each measure name mean what that library computes: it fills in every
     parameter and policy not given explicitly. ``cutoffs=[10, 20]`` gives every measure written without a
     cutoff each of these (``nDCG`` → ``nDCG@10``, ``nDCG@20``). ``threshold`` reads qrels values as
-    ratings (recommendation ground truth): relevant when rating >= threshold.
+    ratings (recommendation ground truth): relevant when rating >= threshold (under a dialect with graded
+    ratings, Elliot, the ratings stay the grades and the threshold is the rel_level). ``train`` (training
+    interactions: a table or path with user and item columns, or ``{user: [items]}``) and ``catalog`` (the
+    number of items, or the items; by default those seen in training) give each user's candidate items, which
+    Elliot's AUC family needs.
 
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
     chosen, dialect_note = resolve_dialect(dialect) if isinstance(dialect, str) else (dialect, None)
+    threshold, rel_level = rating_threshold(chosen, threshold, rel_level)
     policies = resolve_policies(chosen, ties=ties, queries=queries, depth=depth, rel_level=rel_level, scores=scores)
     pairs = resolve_measures(measures, cutoffs)
     if chosen is not None:
         pairs = [(key, chosen.bind(measure, policies.rel_level)) for key, measure in pairs]
     qrels_table = load_qrels(qrels, qrels_columns, threshold)
     run_table = load_run(run, run_columns)
-    aligned = align(qrels_table, run_table, policies)
+    train_pairs = load_interactions(train) if train is not None else None
+    aligned = with_candidates(align(qrels_table, run_table, policies), train_pairs, catalog)
     overrides = chosen.measure_queries if chosen is not None and queries is None else {}
     main = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name, policies.queries.value) == policies.queries]
     values = np.full((len(pairs), aligned.num_queries), np.nan)
@@ -269,7 +325,7 @@ def evaluate(
         # a dialect that averages some measures over another query set (MS Recommenders' nDCG)
         rows = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name) == query_set]
         other = dataclasses.replace(policies, queries=query_set)
-        other_aligned = align(qrels_table, run_table, other)
+        other_aligned = with_candidates(align(qrels_table, run_table, other), train_pairs, catalog)
         other_values, other_aggregates, other_caveats = compute(other_aligned, [pairs[i] for i in rows], other)
         aggregates.update((pairs[i][0], v) for i, v in zip(rows, other_aggregates))
         caveats += other_caveats + tuple(f"{pairs[i][0]}: averaged over queries={query_set}" for i in rows)

@@ -73,7 +73,8 @@ def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
         part = explain_measure(bound, policies)
         if chosen:
             part += f"Dialect: {chosen.key} ({chosen.label}) — {chosen.summary}\nFollows: {chosen.source}\n"
-            part += "".join(f"Known library bug (reproduced here only): {bug}\n" for bug in chosen.known_bugs)
+            part += "".join(f"Known library bug: {bug}\n" for bug in chosen.known_bugs)
+            part += "".join(f"Caveat: {caveat}\n" for caveat in chosen.caveats)
             part += f"Note: {note}\n" if note else ""
         parts.append(part)
     return "\n".join(parts)

@@ -36,8 +36,32 @@ def _option(m: Measure, name: str, known: tuple[str, ...]) -> ParamValue | None:
     return value
 
 
-def _in_cutoff(a: Aligned, m: Measure) -> np.ndarray | None:
-    return None if m.cutoff is None else a.rank <= m.cutoff
+def _in_cutoff(a: Aligned, m: Measure, rank: np.ndarray | None = None) -> np.ndarray | None:
+    """Rows within the cutoff (None without one): rank ≤ k, or ≤ k + 1 with ``within=k_plus_1``; ``rank`` is
+    the rank each row is scored at (its position unless :func:`_scored_rank` says otherwise)."""
+    extra = 1 if _option(m, "within", ("k", "k_plus_1")) == "k_plus_1" else 0
+    if m.cutoff is None:
+        return None
+    limit = m.cutoff + extra
+    return (a.rank if rank is None else rank) <= limit
+
+
+def _scored_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """The rank each row is scored at, per ``rank``: its position; ``optimistic``: 1 + the rows of its query
+    scored strictly higher; ``among_nonrelevant``: 1 + the non-relevant rows scored strictly higher (meaningful
+    for relevant rows, the only ones these measures score)."""
+    basis = _option(m, "rank", ("position", "optimistic", "among_nonrelevant"))
+    if basis is None or basis == "position" or not len(a.rank):
+        return a.rank
+    n = len(a.qidx)
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = (a.qidx[1:] != a.qidx[:-1]) | (a.score[1:] != a.score[:-1])
+    group_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    if basis == "optimistic":
+        return a.rank[group_start]
+    nonrelevant = ~a.relevant(rel)
+    before = a.cumulative_within_query(nonrelevant) - nonrelevant  # non-relevant rows strictly before each row
+    return 1 + before[group_start]
 
 
 def _found(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -47,9 +71,9 @@ def _found(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def _hits(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """H_k per query: relevant documents in the top k (or in the whole ranking)."""
+    """H_k per query: relevant documents in the top k (or in the whole ranking), ranked per ``rank``."""
     found = a.tie_mean(_found(a, m, rel).astype(np.float64))
-    return a.per_query_sum(found, _in_cutoff(a, m))
+    return a.per_query_sum(found, _in_cutoff(a, m, _scored_rank(a, m, rel)))
 
 
 def relevant_count(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -86,21 +110,42 @@ def _first_hit_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return first
 
 
+def _shown(a: Aligned, m: Measure) -> np.ndarray:
+    """|L[:k]| per query: the length of the top-k list (of the whole ranking without a cutoff)."""
+    return a.num_retrieved() if m.cutoff is None else np.minimum(float(m.cutoff), a.num_retrieved())
+
+
+def _precision_denominator(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """What P@k divides by, per ``denom``: k; |L[:k]|; min(k, R); min(|L[:k]|, R)."""
+    denom = _option(m, "denom", ("k", "retrieved", "min_k_R", "min_shown_R"))
+    k = np.full(a.num_queries, float(m.cutoff)) if m.cutoff is not None else a.num_retrieved()
+    if denom == "retrieved":
+        return _shown(a, m)
+    if denom == "min_k_R":
+        return np.minimum(k, relevant_count(a, m, rel))
+    if denom == "min_shown_R":
+        return np.minimum(_shown(a, m), relevant_count(a, m, rel))
+    return k
+
+
 def precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """P@k = H_k / k (trec_eval P_k divides by k even for shorter rankings); with ``denom=retrieved``
-    H_k / min(k, |L|), undefined (NaN) for an empty ranking."""
+    """P@k = H_k / k (trec_eval P_k divides by k even for shorter rankings); per ``denom`` H_k / |L[:k]|,
+    H_k / min(k, R) or H_k / min(|L[:k]|, R), undefined (NaN) where that is 0."""
     hits = _hits(a, m, rel)
-    if _option(m, "denom", ("k", "retrieved")) == "retrieved":
-        shown = np.minimum(float(m.cutoff), a.num_retrieved())
-        out = np.full(a.num_queries, np.nan)
-        np.divide(hits, shown, out=out, where=shown > 0)
-        return out
-    return hits / float(m.cutoff)
+    if m.get("denom") == "k":
+        return hits / float(m.cutoff)
+    denominator = _precision_denominator(a, m, rel)
+    out = np.full(a.num_queries, np.nan)
+    np.divide(hits, denominator, out=out, where=denominator > 0)
+    return out
 
 
 def recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """R@k = H_k / R, 0 when R = 0."""
-    return _divide(_hits(a, m, rel), relevant_count(a, m, rel))
+    """R@k = H_k / R, or with ``denom=min_k_R`` H_k / min(k, R); 0 when R = 0."""
+    big_r = relevant_count(a, m, rel)
+    if _option(m, "denom", ("R", "min_k_R")) == "min_k_R" and m.cutoff is not None:
+        big_r = np.minimum(big_r, float(m.cutoff))
+    return _divide(_hits(a, m, rel), big_r)
 
 
 def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -109,19 +154,33 @@ def hit_rate(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return hits if _option(m, "count", ("any", "hits")) == "hits" else (hits > 0).astype(np.float64)
 
 
-def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """F1@k = 2PR / (P + R), 0 when P + R = 0; without a cutoff P = H / |L|."""
+def _f1_parts(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
+    """The P and R an F-measure combines: P = H_k / (per ``denom``; |L| without a cutoff), R = H_k / R."""
     hits = _hits(a, m, rel)
-    p = hits / float(m.cutoff) if m.cutoff is not None else _divide(hits, a.num_retrieved())
-    r = _divide(hits, relevant_count(a, m, rel))
-    return _divide(2.0 * p * r, p + r)
+    denominator = _precision_denominator(a, m, rel)  # without a cutoff k is |L|
+    return _divide(hits, denominator), _divide(hits, relevant_count(a, m, rel))
+
+
+def _f_beta(p: np.ndarray, r: np.ndarray, beta: float) -> np.ndarray:
+    """(1 + β²)·P·R / (β²·P + R), 0 when P = R = 0."""
+    return _divide((1.0 + beta**2) * p * r, beta**2 * p + r)
+
+
+def f1(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """F@k = (1 + β²)PR / (β²P + R), 0 when P = R = 0; without a cutoff P = H / |L|."""
+    _option(m, "mean", ("query", "from_means"))
+    p, r = _f1_parts(a, m, rel)
+    return _f_beta(p, r, float(m.get("beta")))  # type: ignore[arg-type]
 
 
 def reciprocal_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """RR@k = 1 / rank of the first relevant document in the top k (0 when none); with ``hits=all``
-    Σ_{i≤k} h_i / i."""
-    if _option(m, "hits", ("first", "all")) == "all":
+    Σ_{i≤k} h_i / i; with ``hits=top1`` 1 if the first document is relevant, else 0."""
+    hits = _option(m, "hits", ("first", "all", "top1"))
+    if hits == "all":
         return a.per_query_sum(a.relevant(rel) / a.rank, _in_cutoff(a, m))
+    if hits == "top1":
+        return a.per_query_sum(_found(a, m, rel).astype(np.float64), a.rank == 1)
     return _divide(np.ones(a.num_queries), _first_hit_rank(a, m, rel))
 
 
@@ -171,7 +230,7 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """AP@k = Σ_{i≤k, h_i=1} P@i / D with D per ``denom``: R, min(k, R), k, H_k or Σ_{i≤k} min(i, R);
     0 when D = 0."""
     total = _precision_sum(a, m, rel)
-    denom = _option(m, "denom", ("R", "min_k_R", "k", "hits", "neurec"))
+    denom = _option(m, "denom", ("R", "min_k_R", "k", "hits", "neurec", "min_shown_R"))
     k = float(m.cutoff) if m.cutoff is not None else a.num_retrieved()
     if denom == "R":
         d = relevant_count(a, m, rel)
@@ -179,6 +238,8 @@ def average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         d = relevant_count(a, m, rel) if m.cutoff is None else np.minimum(k, relevant_count(a, m, rel))
     elif denom == "k":
         d = np.broadcast_to(k, (a.num_queries,)).astype(np.float64)
+    elif denom == "min_shown_R":
+        d = np.minimum(_shown(a, m), relevant_count(a, m, rel))
     elif denom == "neurec":  # Σ_{i=1..k} min(i, R) = R(R+1)/2 + (k − R)·R when R ≤ k, else k(k+1)/2
         big_r = np.minimum(relevant_count(a, m, rel), k)
         d = big_r * (big_r + 1) / 2 + (k - big_r) * big_r
@@ -219,8 +280,9 @@ def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
 
 
 def dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """DCG@k = Σ_{i≤k} gain(g(L_i)) · discount(i), discount 1/log2(i + 1) by default."""
-    return a.per_query_sum(_discounted(a.rank, a.tie_mean(_gains(a.grade, m, rel)), m), _in_cutoff(a, m))
+    """DCG@k = Σ_{i≤k} gain(g(L_i)) · discount(i), discount 1/log2(i + 1) by default; i per ``rank``."""
+    rank = _scored_rank(a, m, rel)
+    return a.per_query_sum(_discounted(rank, a.tie_mean(_gains(a.grade, m, rel)), m), _in_cutoff(a, m, rank))
 
 
 def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -375,10 +437,11 @@ def _pair_batches(partners: np.ndarray, limit: int) -> list[tuple[int, int]]:
 
 
 def _pair_order_counts(
-    group: np.ndarray, score: np.ndarray, positive: np.ndarray, num_groups: int
+    group: np.ndarray, score: np.ndarray, positive: np.ndarray, num_groups: int, tie_credit: float = 0.5
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per group: the Mann-Whitney count Σ_{positive d} (#negatives scored below d + ½ #negatives tied with d),
-    the number of positives and of negatives. Rows must be grouped and sorted by score descending in a group.
+    """Per group: the Mann-Whitney count Σ_{positive d} (#negatives scored below d + tie_credit · #negatives tied
+    with d), the number of positives and of negatives. Rows must be grouped and sorted by score descending in a
+    group.
     """
     n = len(group)
     negative = ~positive
@@ -398,7 +461,7 @@ def _pair_order_counts(
     g = group[rows]
     above_or_tied = neg_before[block_end[block[rows]] + 1] - neg_before[group_start[g]]
     tied = block_neg[block[rows]]
-    correct = (n_neg[g] - above_or_tied) + 0.5 * tied
+    correct = (n_neg[g] - above_or_tied) + tie_credit * tied
     return np.bincount(g, weights=correct, minlength=num_groups).astype(np.float64), n_pos, n_neg
 
 
@@ -411,19 +474,30 @@ def _auc_rows(a: Aligned, m: Measure) -> np.ndarray:
     return np.arange(len(a.qidx)) if keep is None else np.flatnonzero(keep)
 
 
-def _auc_scores(a: Aligned, m: Measure) -> np.ndarray:
-    """What orders a pair: the score, or with ``compare=rank`` the position (−rank, so no two rows tie)."""
-    return -a.rank.astype(np.float64) if _option(m, "compare", ("score", "rank")) == "rank" else a.score
+def _auc_scores(a: Aligned, m: Measure) -> tuple[np.ndarray, float]:
+    """What orders a pair: the score, or with ``compare=rank`` the position (−rank, so no two rows tie); and the
+    credit of a tied pair: ½, or 1 with ``compare=score_ties_win``."""
+    compare = _option(m, "compare", ("score", "rank", "score_ties_win"))
+    if compare == "rank":
+        return -a.rank.astype(np.float64), 0.5
+    return a.score, 1.0 if compare == "score_ties_win" else 0.5
 
 
 def _elliot_terms(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
-    """Elliot's per relevant row in the top k: 1 − n_d / (|L| − R + 1), n_d the other rows ranked above it.
+    """Elliot's per relevant row in the top k: 1 − n_d / (C − R + 1), n_d the other rows ranked above it and
+    C the user's candidates (catalogue − training items; Elliot auc.py:78, gauc.py:81, lauc.py:66).
     Returns (row indices, terms)."""
+    if a.num_candidates is None:
+        raise MeasureError(
+            f"{m}: Elliot counts each user's negatives from the catalogue (items in training − the user's training "
+            "items − R + 1): give the training interactions (train=, --train FILE) and, when the catalogue is not "
+            "every item in training, its size (catalog=, --catalog N)"
+        )
     relevant = a.relevant(rel)
     rows = np.flatnonzero(relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff))
     q = a.qidx[rows]
     others_above = a.rank[rows] - a.cumulative_within_query(relevant)[rows]
-    negatives = a.num_retrieved()[q] - a.num_relevant(rel)[q] + 1.0
+    negatives = a.num_candidates[q] - a.num_relevant(rel)[q] + 1.0
     return rows, 1.0 - others_above / negatives
 
 
@@ -440,8 +514,9 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         denominator = big_r if m.cutoff is None else np.minimum(big_r, float(m.cutoff))
         return _divide(np.bincount(a.qidx[rows], weights=terms, minlength=a.num_queries), denominator)
     rows = _auc_rows(a, m)
+    scores, tie_credit = _auc_scores(a, m)
     correct, n_pos, n_neg = _pair_order_counts(
-        a.qidx[rows], _auc_scores(a, m)[rows], a.relevant(rel)[rows], a.num_queries
+        a.qidx[rows], scores[rows], a.relevant(rel)[rows], a.num_queries, tie_credit
     )
     out = np.full(a.num_queries, np.nan)
     both = (n_pos > 0) & (n_neg > 0)
@@ -464,10 +539,10 @@ def pooled_auc(a: Aligned, m: Measure, rel: int) -> float:
         _, terms = _elliot_terms(a, m, rel)
         return float(terms.mean()) if len(terms) else float("nan")
     rows = _auc_rows(a, m)
-    scores = _auc_scores(a, m)
+    scores, tie_credit = _auc_scores(a, m)
     order = rows[np.argsort(-scores[rows], kind="stable")]
     correct, n_pos, n_neg = _pair_order_counts(np.zeros(len(order), dtype=np.int64), scores[order],
-                                               a.relevant(rel)[order], 1)  # fmt: skip
+                                               a.relevant(rel)[order], 1, tie_credit)  # fmt: skip
     pairs = n_pos[0] * n_neg[0]
     return float(correct[0] / pairs) if pairs else float("nan")
 
@@ -522,6 +597,10 @@ def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> f
     how = m.aggregation
     if how == "pooled":
         return pooled_auc(a, m, rel)
+    if how == "from_means":  # F of the mean P and the mean R (DL-RS-Eval), over the queries with a defined value
+        p, r = _f1_parts(a, m, rel)
+        defined = ~np.isnan(values)
+        return float(_f_beta(np.array([_mean(p[defined])]), np.array([_mean(r[defined])]), float(m.get("beta")))[0])
     if how == "positives":
         rows = _auc_rows(a, m)
         weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)
@@ -541,7 +620,7 @@ def aggregate(values: np.ndarray, how: str) -> float:
     if how == "gmean":
         return float(np.exp(np.mean(np.log(np.maximum(defined, MIN_GEO_MEAN)))))
     if how != "mean":
-        raise MeasureError(f"no aggregation {how!r} (implemented: mean, sum, gmean, positives, pooled)")
+        raise MeasureError(f"no aggregation {how!r} (implemented: mean, sum, gmean, positives, pooled, from_means)")
     return _mean(defined)
 
 

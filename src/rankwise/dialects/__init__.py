@@ -8,7 +8,10 @@ from .spec import REL_LEVEL, Dialect
 
 
 def _version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(part) if part.isdigit() else -1 for part in version.split("."))
+    """Components as numbers, padded with zeros; a non-numeric component (``2020.python``, ``2.0-benchmark``)
+    sorts below the plain version, so a bare name or prefix picks the plain binding."""
+    parts = [int(part) if part.isdigit() else -1 for part in version.split(".")]
+    return tuple(parts + [0] * (6 - len(parts)))
 
 
 def _matches(version: str, prefix: str) -> bool:

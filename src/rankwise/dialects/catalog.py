@@ -89,7 +89,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "AP": {"denom": "hits", "universe": "retrieved", "gate": "positive_score"},
             "nDCG": {"universe": "retrieved"},
         },
-        known_bugs=(
+        caveats=(
             "AP, P, R, RR: tied scores are ordered by an unstable sort (implementation-defined); "
             "rankwise orders them by doc id",
         ),
@@ -197,9 +197,9 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"}},
-        known_bugs=(
-            "ties: RecBole takes torch.topk of the scores, whose order of equal scores is "
-            "implementation-defined; rankwise orders them by doc id",
+        caveats=(
+            "ties: when RecBole ranks items itself it takes torch.topk of the scores (collector.py:154), whose order "
+            "of equal scores is implementation-defined; rankwise orders them by doc id",
         ),
     ),
     Dialect(
@@ -230,48 +230,79 @@ DIALECTS: tuple[Dialect, ...] = (
         "beta_recsys",
         ("0.3",),
         "0.3",
-        "Beta-RecSys: MS Recommenders' evaluation (<= 1.1): map_at_k ÷ r",
-        "beta-team/beta-recsys beta_rec/utils/evaluation.py",
-        "tests/test_dialects.py, hand-computed from the source",
-        policies={"queries": "intersection", "ties": "input_order"},
+        "Beta-RecSys: MS Recommenders' evaluation (<= 1.1) over users in both truth and predictions for every measure "
+        "(nDCG too), map_at_k ÷ r, truth rows below rating 1 dropped",
+        "beta-team/beta-recsys v0.3.3 beta_rec/utils/evaluation.py:491-498 (users), 516-518 (rank), 689 (nDCG over "
+        "the common users), 747-752 (MAP ÷ r), 778-782 (nlargest)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Beta-RecSys pins pandas 1.0.3 and "
+        "does not run on pandas >= 3)",
+        policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
-        measure_queries={"nDCG": "qrels"},
+        caveats=(
+            "ties: a user with more prediction rows than k keeps tied rows in input order (nlargest's stable "
+            "mergesort, which rankwise reproduces); with at most k rows pandas sorts with numpy's unstable "
+            "quicksort, whose order of ties depends on the numpy version and the CPU",
+        ),
     ),
     Dialect(
         "rectools",
         ("0.19",),
         "0.19",
-        "RecTools: binary nDCG whose ideal is k hits, whatever the user's number of relevant items",
-        "MobileTeleSystems/RecTools rectools/metrics/ranking.py (NDCG, MAP, Precision), classification.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "RecTools: users of the ground truth, binary nDCG whose ideal is k hits whatever the user's number of "
+        "relevant items; named variants: P(denom=min_k_R) is r_precision, AP(denom=k) divide_by_k, "
+        "nDCG(ideal=sorted) divide_by_achievable, F1(beta=...) F1Beta",
+        "MobileTeleSystems/RecTools 0.19 rectools/metrics/ranking.py (MAP l.170-287, NDCG l.444-463, MRR l.566), "
+        "classification.py (Precision l.288-292, Recall l.315, F1Beta l.373-382, HitRate l.438), base.py:81-103",
+        "tests/test_dialects_libraries.py against rectools itself on the ML-100K lists",
         policies={"queries": "qrels"},
         bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"}},
+        caveats=("RecTools reads the rank column of the recommendations, never scores: give ranks, or scores "
+                 "without ties",),
     ),
     Dialect(
         "daisyrec",
         ("1",),
         "1.x (the RecSys'21 paper's version)",
-        "DaisyRec 1.x: AP ÷ k, MRR sums 1/rank over every hit, ideal DCG from the recommended list",
-        "AmazingDD/daisyRec (v1.1) daisy/utils/metrics.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "DaisyRec 1.x: lists cut to k, AP ÷ k, MRR sums 1/rank over every hit, ideal DCG from the hits in the cut",
+        "AmazingDD/daisyRec 1.x daisy/utils/metrics.py:16-21 (P), 53-74 (MRR), 77-109 (MAP), 126-149 (NDCG), "
+        "main.py:295-299 (cut to k)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (DaisyRec 1.x is not on PyPI)",
         policies={"queries": "qrels"},
         bindings={
             "AP": {"denom": "k"},
             "RR": {"hits": "all"},
-            "nDCG": {"gain": "binary", "universe": "retrieved"},
+            "nDCG": {"gain": "binary", "ideal": "hits"},
         },
+        known_bugs=("P raises ValueError for a list shorter than k (metrics.py:16-21); rankwise divides by k",),
     ),
     Dialect(
         "daisyrec",
-        ("2",),
-        "2.x",
+        ("2.3", "2.2", "2.1", "2.0"),
+        "2.x (AmazingDD/daisyRec, daisyrec on PyPI)",
         "DaisyRec 2.x: P ÷ list length, AP ÷ hits, ideal DCG from the hits in the top k (inflated)",
-        "AmazingDD/daisyRec (v2) daisy/utils/metrics.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "AmazingDD/daisyRec v2.3.0 daisy/utils/metrics.py:148-239",
+        "tests/test_dialects_libraries.py against daisyrec 2.3.0 itself on the ML-100K lists",
         policies={"queries": "qrels"},
         bindings={
             "P": {"denom": "retrieved"},
             "AP": {"denom": "hits"},
+            "nDCG": {"gain": "binary", "ideal": "hits"},
+        },
+        known_bugs=("F1 and AUC cannot be asked for: Metric.run tests kpi == 'f1' / 'auc' instead of the metric "
+                    "name (metrics.py:87,89)",),
+    ),
+    Dialect(
+        "daisyrec",
+        ("2.0-benchmark",),
+        "recsys-benchmark/DaisyRec-v2.0 (since 2023-06-22)",
+        "DaisyRec-v2.0 benchmark line: as DaisyRec 2.x, but MRR sums 1/rank over every hit",
+        "recsys-benchmark/DaisyRec-v2.0 daisy/utils/metrics.py:124-136 (MRR, commit d0d4bf6)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
+        policies={"queries": "qrels"},
+        bindings={
+            "P": {"denom": "retrieved"},
+            "AP": {"denom": "hits"},
+            "RR": {"hits": "all"},
             "nDCG": {"gain": "binary", "ideal": "hits"},
         },
     ),
@@ -279,48 +310,101 @@ DIALECTS: tuple[Dialect, ...] = (
         "dl_rs_eval",
         ("2019",),
         "RecSys 2019 DeepLearning Evaluation",
-        "DL-RS-Eval: 2^rel-1 gains, natural-log discount, ideal over all test items uncut; hit rate = mean hits",
-        "MaurizioFD/RecSys2019_DeepLearning_Evaluation Base/Evaluation/metrics.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "DL-RS-Eval: P ÷ list length, AP ÷ min(|test|, |list|), 2^rel-1 gains with a natural-log discount and an "
+        "ideal over every test item, hit rate = mean hits, F1 from the mean P and mean R; "
+        "P(denom=min_shown_R) is its PRECISION_RECALL_MIN_DEN",
+        "MaurizioFD/RecSys2019_DeepLearning_Evaluation Base/Evaluation/metrics.py:65-74 (MAP), 102-118 (ROC_AUC), "
+        "136-155 (precision, PRECISION_RECALL_MIN_DEN), 180-209 (NDCG); Evaluator.py:257-263 (F1), 339 (HIT_RATE)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
+        policies={"queries": "qrels"},
         bindings={
-            "AP": {"denom": "min_k_R"},
+            "P": {"denom": "retrieved"},
+            "AP": {"denom": "min_shown_R"},
+            "F1": {"denom": "retrieved", "mean": "from_means"},
             "nDCG": {"gain": "exp2", "discount": "ln", "ideal": "uncut"},
             "HitRate": {"count": "hits"},
             "AUC": {"compare": "rank", "one_class": "dl_rs_eval"},
         },
+        caveats=(
+            "ties: DL-RS-Eval ranks items itself with numpy's argpartition and default quicksort "
+            "(BaseRecommender.py:189-196), whose order of equal scores is implementation-defined; rankwise orders "
+            "them by doc id",
+            "precision of an empty list is 0 in DL-RS-Eval and undefined in rankwise (its users always get a list)",
+        ),
     ),
     Dialect(
         "openrec",
-        ("0",),
-        "OpenRec",
-        "OpenRec: its NDCG is DCG with binary gains, never normalised",
-        "ylongqi/openrec openrec/tf1/utils/evaluators/ndcg.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
-        bindings={"nDCG": {"gain": "binary", "ideal": "none"}},
+        ("tf2",),
+        "tf2 (openrec 0.3 openrec.tf2.metrics)",
+        "OpenRec tf2: NDCG is binary DCG, never normalised; ranks count only strictly higher scores (ties share the "
+        "best rank); AUC counts a tied pair as correctly ordered",
+        "ylongqi/openrec openrec/tf2/metrics/ranking_metrics.py:8-25 (AUC, <= at l.18), 28-47 (NDCG: DCG, l.40), "
+        "50-69 (recall)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs TensorFlow 2, not installed)",
+        policies={"queries": "relevant"},
+        bindings={
+            "nDCG": {"gain": "binary", "ideal": "none", "rank": "optimistic"},
+            "DCG": {"gain": "binary", "rank": "optimistic"},
+            "R": {"rank": "optimistic"},
+            "AUC": {"compare": "score_ties_win"},
+        },
+        caveats=(
+            "tf2 applies exp() to float32 scores before ranking (l.33, 56): scores above about 88.7 become inf and "
+            "tie; rankwise ranks the scores as given",
+            "tf2 has no precision; P here is rankwise's",
+        ),
+    ),
+    Dialect(
+        "openrec",
+        ("tf1",),
+        "tf1 (openrec 0.3 openrec.tf1 evaluators)",
+        "OpenRec tf1: each positive ranked against the non-positives only (several can share rank 1: P and NDCG can "
+        "exceed 1); P and R admit rank k+1 (a 0-based rank compared with <= k); NDCG's ideal over every positive, "
+        "not cut at k; AUC counts a tied negative as correctly ordered",
+        "ylongqi/openrec openrec/tf1/utils/evaluators/eval_manager.py:9-25 (ranks), auc.py:12, precision.py:16-19, "
+        "recall.py:16-19, ndcg.py:16-25",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (TensorFlow 1 does not install on "
+        "Python 3.11)",
+        policies={"queries": "relevant"},
+        bindings={
+            "P": {"rank": "among_nonrelevant", "within": "k_plus_1"},
+            "R": {"rank": "among_nonrelevant", "within": "k_plus_1"},
+            "nDCG": {"gain": "binary", "ideal": "uncut", "rank": "among_nonrelevant"},
+            "AUC": {"compare": "score_ties_win"},
+        },
+        caveats=("tf1 scores every catalogue item, train items included, as a negative (dataset.py:119-131): the "
+                 "run must list them to match",),
     ),
     Dialect(
         "lenskit",
         ("2025",),
-        "2025",
-        "LensKit: precision ÷ list length, nDCG discount 1/log2(max(i,2)), users without test items undefined",
-        "lenskit/lkpy src/lenskit/metrics/ranking/",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "2025.x",
+        "LensKit: every user with a list is averaged (undefined values count 0), precision ÷ list length, recall ÷ "
+        "min(|test|, k), AP ÷ min(|test|, |list|), binary nDCG with discount 1/log2(max(i,2))",
+        "lenskit/lkpy v2025.8.0 src/lenskit/metrics/ranking/_pr.py:36-70, _map.py:28-43, _dcg.py:95-122, "
+        "_weighting.py:118-122; metrics/bulk.py:90-95 and _base.py:113 (list_summary fills NaN with 0)",
+        "tests/test_dialects_libraries.py against lenskit itself on the ML-100K lists",
+        policies={"queries": "run"},
         bindings={
-            "P": {"denom": "retrieved", "empty": "skip"},
-            "nDCG": {"discount": "log2_max2", "empty": "skip"},
-            "RR": {"empty": "skip"},
-            "HitRate": {"empty": "skip"},
+            "P": {"denom": "retrieved"},
+            "R": {"denom": "min_k_R"},
+            "AP": {"denom": "min_shown_R"},
+            "nDCG": {"gain": "binary", "discount": "log2_max2"},
         },
+        known_bugs=("AveragePrecision raises ZeroDivisionError for a user with a list but no test items "
+                    "(_map.py:40-43); rankwise scores it 0, as list_summary fills the other measures",),
     ),
     Dialect(
         "elliot",
         ("0.3",),
         "0.3",
         "Elliot: users with recommendations and a relevant item; MAP = (1/k) Σ_{n≤k} P@n (its docs say otherwise); "
-        "nDCG gain 2^(g − t + 1) − 1 with t the threshold (-l); GAUC / LAUC@k / AUC with |L| − R + 1 negatives",
-        "sisinflab/elliot elliot/evaluation/metrics/accuracy/ (map/map.py, ndcg/ndcg.py, AUC/gauc.py, AUC/lauc.py, "
-        "AUC/auc.py), elliot/evaluation/relevance/relevance.py, metrics/base_metric.py",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "ratings stay graded: nDCG gain 2^(r − t + 1) − 1 with t the threshold; GAUC / LAUC@k / AUC count "
+        "catalogue − training items − R + 1 negatives per user (needs the training interactions)",
+        "sisinflab/elliot v0.3.1 elliot/evaluation/metrics/accuracy/ (map/map.py:61-80, ndcg/ndcg.py:75-103, "
+        "AUC/auc.py:78-89, AUC/gauc.py:73-94, AUC/lauc.py:58-87), elliot/evaluation/relevance/relevance.py:80-87, "
+        "evaluator.py:65-69 (num_items = items in training)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Elliot is not on PyPI)",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={
             "AP": {"denom": "k", "precisions": "every"},
@@ -328,28 +412,67 @@ DIALECTS: tuple[Dialect, ...] = (
             "DCG": {"gain": "exp2_rel", "rel": REL_LEVEL},
             "AUC": {"form": "elliot", "compare": "rank"},
         },
+        ratings="graded",
         known_bugs=(
-            "AUC/GAUC/LAUC: Elliot counts |catalogue| − |train| − R + 1 negatives, one more than there are, so a "
-            "relevant item ranked last still scores 1/(N+1); rankwise takes |L| (the run must list every "
-            "candidate item) and keeps the + 1",
+            "AUC/GAUC/LAUC: Elliot counts catalogue − training items − R + 1 negatives, one more than there are, so "
+            "a relevant item ranked last still scores 1/(N + 1); reproduced",
+        ),
+        caveats=(
+            "Elliot's relevance threshold defaults to 0 (run.py:55-56): every rating is relevant and gains are "
+            "2^(r + 1) − 1; give --threshold 0 (or -l 0) to match a configuration without relevance_threshold",
             "ties: Elliot keeps the recommender's list order; rankwise uses the run's input order",
+            "AUC (mean=pooled) averages over the relevant items found in the lists; Elliot asks its models for "
+            "every candidate item, so give full rankings to match it",
         ),
     ),
     Dialect(
         "neurec",
-        ("0",),
-        "NeuRec (Python evaluator)",
-        "NeuRec: AP ÷ Σ_{i≤k} min(i, R) (a cumulative sum slip), hit ratio always 0 (== against a set), binary "
-        "nDCG, ties to the higher item index",
-        "wubinzzu/NeuRec evaluator/backend/python/metric.py (MAP, hit), uni_evaluator.py; issue #39",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        ("2020",),
+        "master since 2020-06, C++ evaluator (tried first)",
+        "NeuRec with its C++ evaluator: AP ÷ min(k, R), binary nDCG, every test user averaged",
+        "wubinzzu/NeuRec evaluator/backend/__init__.py:1-6 (C++ first), backend/cpp/include/metric.h:17-109 "
+        "(AP l.46-65)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs its compiled extension)",
+        policies={"queries": "qrels"},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
+        caveats=("ties: the C++ evaluator ranks with std::partial_sort_copy (evaluate.h:38-42): the order of equal "
+                 "scores is implementation-defined and depends on k; rankwise orders them by doc id",),
+    ),
+    Dialect(
+        "neurec",
+        ("2020.python",),
+        "master since 2020-06, Python fallback evaluator",
+        "NeuRec's Python evaluator: AP ÷ Σ_{i≤k} min(i, R) (a cumulative sum slip), binary nDCG, ties to the higher "
+        "item index",
+        "wubinzzu/NeuRec evaluator/backend/python/metric.py:20-64 (MAP l.34-41), util/tool.py:149-151 (ranking)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
         policies={"queries": "qrels", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}},
         known_bugs=(
-            "MAP divides by Σ_{i≤k} min(i, R) (np.cumsum where min(k, R) was meant; its C++ backend divides by "
-            "min(k, R), older versions by the hits or by R)",
-            "hit ratio tests item == (set of test items), never true: every user scores 0",
+            "MAP divides by Σ_{i≤k} min(i, R) (np.cumsum where min(k, R) was meant); the C++ evaluator divides by "
+            "min(k, R)",
         ),
+        caveats=("ties: NeuRec breaks them toward the higher internal item index; rankwise uses the item id, "
+                 "numerically descending",),
+    ),
+    Dialect(
+        "neurec",
+        ("1",),
+        "1.0.0 (PyPI, the 2019 code)",
+        "NeuRec 1.0.0: AP ÷ min(|list|, R), binary nDCG with an ideal over every test item (not cut at k), MRR 1 only "
+        "when the first item is relevant",
+        "neurec 1.0.0 neurec/evaluation/foldout/ (MAP.py:1-12, NDCG.py:2-17, MRR.py:1-7, FoldOutEvaluate.py:31-75)",
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
+        policies={"queries": "qrels"},
+        bindings={
+            "AP": {"denom": "min_shown_R"},
+            "nDCG": {"gain": "binary", "ideal": "uncut"},
+            "RR": {"hits": "top1"},
+        },
+        known_bugs=("MRR returns 0 at the first non-relevant item (MRR.py: `else: return 0` inside the loop), so it is "
+                    "1 only when the first item is relevant",),
+        caveats=("ties: heapq.nlargest over a dict keeps insertion order (the order of a Python set of item ids); "
+                 "rankwise orders them by doc id",),
     ),
     Dialect(
         "recsys_pytorch",
@@ -364,7 +487,8 @@ DIALECTS: tuple[Dialect, ...] = (
         known_bugs=(
             "a user without test items raises ZeroDivisionError (Python backend) or makes the mean NaN (C++); "
             "rankwise leaves the user out of the mean and counts it",
-            "ties: an unstable argsort orders equal scores arbitrarily; rankwise orders them by doc id",
         ),
+        caveats=("ties: an unstable argsort orders equal scores arbitrarily, and scores are cast to float32 "
+                 "(evaluator.py:37); rankwise orders ties by doc id",),
     ),
 )

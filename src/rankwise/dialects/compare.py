@@ -7,9 +7,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import MeasureError
-from ..evaluate import MeasureLike, evaluate, resolve_measures
+from ..errors import InputError, MeasureError
+from ..evaluate import MeasureLike, evaluate, rating_threshold, resolve_measures
 from ..io import load_qrels, load_run
+from ..io.interactions import load_interactions
+from ..io.table import Table
 from ..policies import Policies
 from .catalog import DIALECTS
 from .spec import Dialect
@@ -68,6 +70,8 @@ def compare_dialects(
     threshold: float | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    train: Any = None,
+    catalog: int | Iterable[str] | None = None,
 ) -> DialectComparison:
     """Evaluate once per dialect (inputs read once) and group dialects that report the same numbers.
 
@@ -77,19 +81,30 @@ def compare_dialects(
 
     chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
     measure_list = [measures] if isinstance(measures, str) else list(measures)
-    qrels_table, run_table = load_qrels(qrels, qrels_columns, threshold), load_run(run, run_columns)
+    run_table = load_run(run, run_columns)
+    tables: dict[float | None, Table] = {}  # one qrels table per way of reading ratings (binary, or graded for Elliot)
+    train_pairs = load_interactions(train) if train is not None else None
     keys = [key for key, _ in resolve_measures(measure_list, cutoffs)]
     groups: list[dict[str, float]] = []
     rows = []
     for dialect in chosen:
-        values: dict[str, float] = {}
+        values: dict[str, float] = dict.fromkeys(keys, math.nan)
         undefined: list[str] = []
-        for key in keys:  # one measure at a time: a dialect may not define every measure
+        try:
+            read_with, level = rating_threshold(dialect, threshold, rel_level)
+            if read_with not in tables:
+                tables[read_with] = load_qrels(qrels, qrels_columns, read_with)
+        except InputError as exc:  # e.g. Elliot's graded ratings with a fractional threshold
+            undefined.append(f"not computed: {exc}")
+            keys_here: list[str] = []
+        else:
+            keys_here = keys
+        for key in keys_here:  # one measure at a time: a dialect may not define every measure
             try:
-                result = evaluate(qrels_table, run_table, [key], dialect=dialect, rel_level=rel_level)  # key has its k
+                result = evaluate(tables[read_with], run_table, [key], dialect=dialect, rel_level=level,
+                                  train=train_pairs, catalog=catalog)  # fmt: skip
                 values[key] = result.aggregate[key]
             except MeasureError as exc:
-                values[key] = math.nan
                 undefined.append(f"{key}: not defined here ({exc})")
         group = next((i for i, seen in enumerate(groups) if _same(seen, values)), None)
         if group is None:

@@ -34,8 +34,12 @@ class Dialect:
     - ``policies``: default evaluation policies (``ties``, ``queries``, ``scores``).
     - ``bindings``: family name → parameter values; families without a binding keep rankwise's defaults.
     - ``source``: the files of the library this binding follows; ``verified``: how the tests prove it.
-    - ``known_bugs``: library bugs reproduced only inside this dialect (shown by ``explain``).
+    - ``known_bugs``: library bugs reproduced only inside this dialect, or not reproduced (shown by ``explain``).
+    - ``caveats``: where the library's behaviour is implementation-defined or depends on inputs rankwise does not
+      see (e.g. the tie order of a library that ranks items itself), shown by ``explain``.
     - ``measure_queries``: family → query set, for libraries that average some measures over other queries.
+    - ``ratings``: what a rating ``threshold`` does: ``binary`` (grade 1 at or above it, else 0) or ``graded``
+      (ratings stay the grades and the threshold becomes ``rel_level``: Elliot's 2^(r − t + 1) − 1 gains).
     """
 
     name: str
@@ -48,6 +52,8 @@ class Dialect:
     bindings: Mapping[str, Binding] = field(default_factory=dict)
     known_bugs: tuple[str, ...] = ()
     measure_queries: Mapping[str, str] = field(default_factory=dict)
+    caveats: tuple[str, ...] = ()
+    ratings: str = "binary"
 
     def __post_init__(self) -> None:
         """Check every binding against the measure catalog: a dialect cannot bind a parameter a family lacks or
@@ -57,6 +63,8 @@ class Dialect:
         from ..policies import Policies
 
         Policies(**self.policies)
+        if self.ratings not in ("binary", "graded"):
+            raise MeasureError(f"dialect {self.name}: ratings={self.ratings!r} must be binary or graded")
         for query_set in self.measure_queries.values():
             Policies(queries=query_set)
         for name, binding in {**self.bindings, **{n: {} for n in self.measure_queries}}.items():

