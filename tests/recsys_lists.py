@@ -23,7 +23,8 @@ Setup (the RecSys'21 metric-comparison protocol, Tamm et al., scaled to ML-100K)
   the order every library is given; rankwise is given the same ``rank`` column, so no tie policy applies.
 
 API (stable: several test modules import it): ``lists(model) -> Lists`` (cached), :class:`Lists`,
-:func:`skip_without_data`, :data:`ML100K`, :data:`MODELS`, :data:`K`.
+:func:`all_scores` (every candidate's score), :func:`skip_without_data`, :data:`ML100K`, :data:`MODELS`,
+:data:`K`, :data:`THRESHOLD`.
 """
 
 from __future__ import annotations
@@ -111,8 +112,8 @@ def _top(scores: np.ndarray, users: np.ndarray, items: np.ndarray, k: int) -> pl
 
 
 @functools.cache
-def lists(model: str) -> Lists:
-    """The top-20 lists of ``model`` ("ease" or "popularity") for every truth user; see the module docstring."""
+def _scores(model: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(truth users, train items, scores): one row per truth user, one column per train item, seen items -inf."""
     if model not in MODELS:
         raise ValueError(f"unknown model {model!r}: one of {MODELS}")
     train, test = _split()
@@ -126,28 +127,43 @@ def lists(model: str) -> Lists:
         [user_index[u] for u in train.get_column("user_id").to_list()],
         [item_index[i] for i in train.get_column("item_id").to_list()],
     ] = 1.0
-    seen = x[[user_index[int(u)] for u in users]] > 0
+    rows = [user_index[int(u)] for u in users]
     if model == "ease":
         gram = x.T @ x
         gram[np.diag_indices_from(gram)] += EASE_LAMBDA
         p = np.linalg.inv(gram)
         b = -p / np.diag(p)
         b[np.diag_indices_from(b)] = 0.0
-        scores = x[[user_index[int(u)] for u in users]] @ b
+        scores = x[rows] @ b
     else:
         scores = np.tile(x.sum(axis=0), (len(users), 1))
-    scores[seen] = -np.inf
+    scores[x[rows] > 0] = -np.inf
+    return users, items, scores
+
+
+@functools.cache
+def lists(model: str) -> Lists:
+    """The top-20 lists of ``model`` ("ease" or "popularity") for every truth user; see the module docstring."""
+    users, items, scores = _scores(model)
+    train, test = _split()
     recs = _top(scores, users, items, K)
     # the tie structure each model promises
-    nxt = np.sort(np.where(np.isfinite(scores), scores, -np.inf), axis=1)[:, ::-1][:, : K + 1]
+    best = -np.sort(-scores, axis=1)[:, : K + 1]
     if model == "ease":
-        assert (np.diff(nxt, axis=1) < 0).all(), "EASE: tied scores within the top 21"
+        assert (np.diff(best, axis=1) < 0).all(), "EASE: tied scores within the top 21"
     else:
-        assert (nxt[:, K - 1] == nxt[:, K]).any(), "popularity: no tie across the cut at 20"
-        assert (np.diff(nxt[:, :K], axis=1) == 0).any(), "popularity: no tie inside the lists"
-    return Lists(
-        train=_as_strings(train),
-        truth=_as_strings(test),
-        recs=_as_strings(recs),
-        n_items=len(items),
-    )
+        assert (best[:, K - 1] == best[:, K]).any(), "popularity: no tie across the cut at 20"
+        assert (np.diff(best[:, :K], axis=1) == 0).any(), "popularity: no tie inside the lists"
+    return Lists(train=_as_strings(train), truth=_as_strings(test), recs=_as_strings(recs), n_items=len(items))
+
+
+@functools.cache
+def all_scores(model: str) -> pl.DataFrame:
+    """Every candidate's score: (user_id, item_id, score) for each truth user and each train item the user has
+    not rated in train, sorted by user then item id (as integers). For the libraries that rank every candidate
+    themselves (RecBole's GAUC, OpenRec's full ranking); its top 20 by :data:`lists`' order are ``lists(model)``.
+    Deeper down, EASE's scores tie too (items with identical train columns), popularity's heavily."""
+    users, items, scores = _scores(model)
+    rows, cols = np.nonzero(np.isfinite(scores))
+    frame = pl.DataFrame({"user_id": users[rows], "item_id": items[cols], "score": scores[rows, cols]})
+    return _as_strings(frame)

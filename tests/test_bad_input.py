@@ -27,8 +27,9 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     [
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 abc t\n", r"run\.txt:2: score 'abc' is not a number"),
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 t\n", r"run\.txt:2: expected 6 columns .* found 5"),
-        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t extra\n", r"run\.txt:2: expected 6 columns .* found 7"),
-        ("q1 Q0 d1 1 2.0 t extra\n", r"run\.txt:1: expected 6 columns .* found 7"),
+        # Fields after the tag are ignored, as trec_eval ignores them (tests/test_io_grammar.py), so a run line
+        # with 7 fields is no longer an error; a line with a NUL byte is.
+        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\x00\n", r"run\.txt:2: NUL byte"),
         (
             "# header\n\nq1 Q0 d1 1 2.0 t\nq1 Q0 d1 2 1.0 t\n",
             r"run\.txt:4: query 'q1' doc 'd1' appears twice .*run\.txt:3",
@@ -55,6 +56,7 @@ def test_bad_run_files(tmp_path: Path, run_text: str, expected: str) -> None:
         ("q1 0 d1 x\n", r"qrels\.txt:1: relevance grade 'x' is not an integer"),
         ("q1 0 d1 1\nq1 0 d1 2\n", r"qrels\.txt:2: query 'q1' doc 'd1' appears twice in the qrels"),
         ("q1 0 d1\n", r"qrels\.txt:1: expected 4 columns .* found 3"),
+        ("q1 0 d1 1\nq1 0 d2 1 extra\n", r"qrels\.txt:2: expected 4 columns .* found 5"),
         ("", r"qrels\.txt: file is empty"),
     ],
 )

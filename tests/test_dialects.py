@@ -225,6 +225,18 @@ def test_ranx_dialect_equals_ranx(seed: int, level: int) -> None:
             assert close(ours.per_query[qid]["bpref"], float(theirs)), ("bpref", qid)
 
 
+def test_ranx_scores_an_empty_ranking_zero() -> None:
+    ranx = pytest.importorskip("ranx")
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    run = {"q1": {"a": 0.5}, "q2": {}}  # q2's ranking is empty
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["precision@5", "ndcg@10", "map"], make_comparable=True)
+    ours = rankwise.evaluate(qrels, run, ["P@5", "nDCG@10", "AP"], dialect="ranx").aggregate
+    assert ours == pytest.approx({"P@5": theirs["precision@5"], "nDCG@10": theirs["ndcg@10"], "AP": theirs["map"]})
+    # a run with no rows at all: ranx raises (its #67); rankwise says what it did
+    empty = rankwise.evaluate(qrels, {}, ["P@5"], dialect="ranx")
+    assert empty.aggregate["P@5"] == 0.0 and any("run has no rows" in note for note in empty.notes())
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_sklearn_dialect_equals_sklearn(seed: int) -> None:
     metrics = pytest.importorskip("sklearn.metrics")
@@ -274,6 +286,8 @@ def test_tie_average_is_an_expectation_only_for_linear_measures() -> None:
     result = rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, ["RR"], ties="average")
     assert result.aggregate["RR"] == 0.5
     assert any("ties=average is not defined for RR" in note for note in result.notes())
+    # without ties=average nothing is said about it
+    assert rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, ["RR", "P@1"]).notes() == []
     # P@1 over a tie of one relevant and one non-relevant document is its expectation, 1/2
     assert rankwise.evaluate({"q": {"a": 1, "b": 0}}, {"q": {"a": 1.0, "b": 1.0}}, "P@1", ties="average").aggregate[
         "P@1"

@@ -6,6 +6,7 @@ left out), compares scores as float32 (its pytrec_eval provider) and returns 0 p
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
@@ -68,3 +69,18 @@ def test_ir_measures_dialect_equals_ir_measures(seed: int) -> None:
         for qid, values in result.per_query.items():
             assert values[name] == pytest.approx(per_query[(qid, str(measure))], abs=1e-12), (name, qid)
         assert result.aggregate[name] == pytest.approx(aggregate[measure], abs=1e-12), name
+def test_ir_measures_scores_an_empty_run_zero_per_judged_query() -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 1}}
+    measures = [ir_measures.parse_measure(m) for m in ("P@5", "AP", "nDCG@10")]
+    theirs = ir_measures.calc_aggregate(measures, qrels, {})
+    result = rankwise.evaluate(qrels, {}, ["P@5", "AP", "nDCG@10"], dialect="ir_measures")
+    assert result.aggregate == {"P@5": theirs[measures[0]], "AP": theirs[measures[1]], "nDCG@10": theirs[measures[2]]}
+    assert result.aggregate["AP"] == 0.0 and set(result.query_ids) == {"q1", "q2"}
+    assert any("run has no rows" in note for note in result.notes())
+    # nothing judged: ir_measures returns NaN aggregates and no per-query values
+    empty = rankwise.evaluate({}, {"q1": {"a": 1.0}}, ["P@5"], dialect="ir_measures")
+    assert math.isnan(empty.aggregate["P@5"]) and empty.query_ids == ()
+    assert math.isnan(ir_measures.calc_aggregate(measures[:1], {}, {"q1": {"a": 1.0}})[measures[0]])
+    # trec_eval itself refuses empty input: rankwise keeps the clear error there
+    with pytest.raises(rankwise.InputError, match="no ranked documents"):
+        rankwise.evaluate(qrels, {}, ["P@5"])

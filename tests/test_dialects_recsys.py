@@ -52,7 +52,8 @@ def test_daisyrec_1() -> None:
 
 
 def test_daisyrec_2() -> None:
-    assert per_user("daisyrec@2", "P@4") == pytest.approx({"u1": 2 / 4, "u2": 0 / 2, "u3": 0 / 1})  # ÷ shown
+    # users with a relevant item only (u3 has none); P ÷ the list shown
+    assert per_user("daisyrec@2", "P@4") == pytest.approx({"u1": 2 / 4, "u2": 0 / 2})
     assert per_user("daisyrec@2", "AP@4")["u1"] == pytest.approx((1 / 2 + 2 / 4) / 2)  # ÷ hits
     # ideal from the hits in the top 4 only (B, D): inflated
     assert per_user("daisyrec@2", "nDCG@4")["u1"] == pytest.approx((1 / L2(3) + 1 / L2(5)) / (1 + 1 / L2(3)))
@@ -87,7 +88,8 @@ def test_lenskit() -> None:
     assert values == pytest.approx({"u1": 2 / 4, "u2": 0 / 2, "u3": 0 / 1})  # ÷ list length
     # every user with a list counts; a user without test items scores 0 (list_summary fills NaN with 0)
     result = rankwise.evaluate({**QRELS, "u4": {"Z": 1}}, RUN, ["P@4", "R@4", "AP@4"], dialect="lenskit")
-    assert result.query_ids == ("u1", "u2", "u3") and result.undefined == {"P@4": 0, "R@4": 0, "AP@4": 0}
+    assert result.query_ids == ("u1", "u2", "u3") and result.undefined == {"P@4": 0, "R@4": 0, "AP@4": 1}
+    assert math.isnan(result.per_query["u3"]["AP@4"])  # LensKit's AP raises for a list without test items
     assert result.per_query["u1"]["R@4"] == pytest.approx(2 / min(3, 4))  # ÷ min(|test|, k)
     assert per_user("lenskit", "R@2")["u1"] == pytest.approx(1 / min(3, 2))
     assert per_user("lenskit", "AP@4")["u2"] == 0.0 and per_user("lenskit", "AP@4")["u1"] == pytest.approx(1 / 3)

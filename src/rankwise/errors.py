@@ -17,3 +17,8 @@ class InputError(RankwiseError):
 
 class MeasureError(RankwiseError):
     """A measure string that cannot be parsed, an unknown measure or a bad parameter."""
+
+
+class EmptyInputError(InputError):
+    """Qrels or a run with no rows. An error under trec_eval's conventions; data under a dialect whose library
+    accepts empty input (ir_measures, ranx), which catches it."""

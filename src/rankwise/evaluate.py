@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -12,9 +12,10 @@ import polars as pl
 
 from .aligned import Aligned, QueryAccounting, align
 from .dialects import Dialect, resolve_dialect
-from .errors import InputError, MeasureError
+from .errors import EmptyInputError, InputError, MeasureError
 from .io import load_qrels, load_run
 from .io.interactions import load_interactions
+from .io.table import Kind, Origin, Table, empty_table
 from .kernels import KERNELS, aggregate_measure, apply_empty_policy
 from .measures import Measure, parse_measures
 from .measures.trec_names import CUTOFF_FAMILIES
@@ -167,9 +168,9 @@ def compute(
         data = aligned
         if aligned.tie_group is not None and not measure.spec.tie_average:
             data = ordered
-        if data is ordered and not measure.orders_ties_itself:
-            caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
-                           "values); tied documents were ordered by doc id, descending")  # fmt: skip
+            if not measure.orders_ties_itself:
+                caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
+                               "values); tied documents were ordered by doc id, descending")  # fmt: skip
         rel = resolved_rel(measure, policies)
         done_key = (measure, rel)
         if done_key not in done:
@@ -253,6 +254,18 @@ def candidate_counts(query_ids: list[str], train: pl.DataFrame | None, catalog: 
     return out
 
 
+def _load(dialect: Dialect | None, kind: Kind, read: Callable[[], Table]) -> Table:
+    """``read()``, or under a dialect that reads empty input as data, an empty table with a note saying so."""
+    try:
+        return read()
+    except EmptyInputError as exc:
+        if dialect is None or dialect.empty_input != "data":
+            raise
+        what = ("every judged query is scored as an empty ranking" if kind == "run"
+                else "no query is evaluated and every mean is undefined")  # fmt: skip
+        return empty_table(kind, Origin(kind), f"{kind} has no rows ({exc}): under {dialect.key} {what}")
+
+
 def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any) -> Aligned:
     """``aligned`` with each query's candidate count (see :func:`candidate_counts`)."""
     aligned.num_candidates = candidate_counts(aligned.query_ids, train, catalog)
@@ -308,8 +321,8 @@ def evaluate(
     pairs = resolve_measures(measures, cutoffs)
     if chosen is not None:
         pairs = [(key, chosen.bind(measure, policies.rel_level)) for key, measure in pairs]
-    qrels_table = load_qrels(qrels, qrels_columns, threshold)
-    run_table = load_run(run, run_columns)
+    qrels_table = _load(chosen, "qrels", lambda: load_qrels(qrels, qrels_columns, threshold))
+    run_table = _load(chosen, "run", lambda: load_run(run, run_columns))
     train_pairs = load_interactions(train) if train is not None else None
     aligned = with_candidates(align(qrels_table, run_table, policies), train_pairs, catalog)
     overrides = chosen.measure_queries if chosen is not None and queries is None else {}
@@ -343,5 +356,5 @@ def evaluate(
         policies=policies,
         run_name=run_table.run_name,
         dialect=chosen.key if chosen else None,
-        caveats=(dialect_note, *caveats) if dialect_note else caveats,
+        caveats=(*([dialect_note] if dialect_note else []), *qrels_table.notes, *run_table.notes, *caveats),
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 
 import numpy as np
 
@@ -58,16 +59,22 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     return "\n".join(lines) + "\n"
 
 
+def _json_number(number: float | int | None) -> float | int | None:
+    """JSON has no NaN or infinity: a non-finite value (an overflowed sum) is null, as undefined values are."""
+    return None if isinstance(number, float) and not math.isfinite(number) else number
+
+
 def format_json(result: EvaluationResult) -> str:
-    """``{"aggregate": {M: value}, "per_query": {qid: {M: value}}}``; M as the user wrote it, NaN as null."""
-    rows = _rows(result)
+    """``{"aggregate": {M: value}, "per_query": {qid: {M: value}}}``; M as the user wrote it, NaN and ±inf as
+    null (``allow_nan=False``: the output is always valid JSON, never ``NaN`` or ``Infinity``)."""
+    rows = [[_json_number(v) for v in row] for row in _rows(result)]
     payload = {
-        "aggregate": dict(zip(result.keys, _aggregates(result))),
+        "aggregate": {key: _json_number(v) for key, v in zip(result.keys, _aggregates(result))},
         "per_query": {
             qid: {key: row[j] for key, row in zip(result.keys, rows)} for j, qid in enumerate(result.query_ids)
         },
     }
-    return json.dumps(payload, separators=(",", ":")) + "\n"
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def format_csv(result: EvaluationResult, per_query: bool) -> str:

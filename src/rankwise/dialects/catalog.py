@@ -43,6 +43,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/test_dialects_ir_measures.py against ir_measures 0.4 itself (calc_aggregate and iter_calc)",
         policies={"scores": "float32", "queries": "qrels"},
         bindings={"IPrec": {"round": "v9"}},
+        empty_input="data",
     ),
     Dialect(
         "ranx",
@@ -53,11 +54,14 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/test_dialects.py against ranx on tie-free runs (ranx orders tied scores by an unstable sort)",
         policies={"queries": "qrels"},
         bindings={"nDCG": {"rel": REL_LEVEL}, "DCG": {"rel": REL_LEVEL}, "bpref": {"no_nonrel": "undefined"}},
+        empty_input="data",
         known_bugs=(
             "bpref: a query with relevant documents retrieved but no judged non-relevant one is 0/0 = NaN in "
             "ranx, and its mean becomes NaN; rankwise leaves the query out of the mean and counts it",
             "bpref with return_mean=False and make_comparable=True returned 0 for every query in ranx 0.3.21 "
             "(seen in tests; not reproduced)",
+            "a run with no rows at all raises ValueError in ranx 0.3 (ranx #67); rankwise scores every judged query "
+            "0, as ranx does a query whose ranking is empty",
         ),
     ),
     Dialect(
@@ -194,7 +198,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "1.2",
         "RecBole: test users with a positive item, MAP ÷ min(k, r) (its docs say otherwise), binary nDCG",
         "RUCAIBox/RecBole recbole/evaluator/metrics.py (Precision, MAP, NDCG, MRR, Hit)",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "tests/test_dialects_libraries.py against recbole 1.2.1 itself (a second environment with numpy < 1.24) on "
+        "the ML-100K lists, GAUC included",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"}},
         caveats=(
@@ -248,13 +253,13 @@ DIALECTS: tuple[Dialect, ...] = (
         "rectools",
         ("0.19",),
         "0.19",
-        "RecTools: users of the ground truth, binary nDCG whose ideal is k hits whatever the user's number of "
-        "relevant items; named variants: P(denom=min_k_R) is r_precision, AP(denom=k) divide_by_k, "
-        "nDCG(ideal=sorted) divide_by_achievable, F1(beta=...) F1Beta",
+        "RecTools: users of the ground truth (with a relevant item: every interaction is relevant), binary nDCG "
+        "whose ideal is k hits whatever the user's number of relevant items; named variants: P(denom=min_k_R) is "
+        "r_precision, AP(denom=k) divide_by_k, nDCG(ideal=sorted) divide_by_achievable, F1(beta=...) F1Beta",
         "MobileTeleSystems/RecTools 0.19 rectools/metrics/ranking.py (MAP l.170-287, NDCG l.444-463, MRR l.566), "
         "classification.py (Precision l.288-292, Recall l.315, F1Beta l.373-382, HitRate l.438), base.py:81-103",
         "tests/test_dialects_libraries.py against rectools itself on the ML-100K lists",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"}},
         caveats=("RecTools reads the rank column of the recommendations, never scores: give ranks, or scores "
                  "without ties",),
@@ -279,10 +284,11 @@ DIALECTS: tuple[Dialect, ...] = (
         "daisyrec",
         ("2.3", "2.2", "2.1", "2.0"),
         "2.x (AmazingDD/daisyRec, daisyrec on PyPI)",
-        "DaisyRec 2.x: P ÷ list length, AP ÷ hits, ideal DCG from the hits in the top k (inflated)",
-        "AmazingDD/daisyRec v2.3.0 daisy/utils/metrics.py:148-239",
+        "DaisyRec 2.x: users with a relevant test item (ratings below the threshold are dropped before the split), "
+        "P ÷ list length, AP ÷ hits, ideal DCG from the hits in the top k (inflated)",
+        "AmazingDD/daisyRec v2.3.0 daisy/utils/metrics.py:148-239, daisy/utils/loader.py:313 (threshold)",
         "tests/test_dialects_libraries.py against daisyrec 2.3.0 itself on the ML-100K lists",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
             "AP": {"denom": "hits"},
@@ -298,7 +304,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "DaisyRec-v2.0 benchmark line: as DaisyRec 2.x, but MRR sums 1/rank over every hit",
         "recsys-benchmark/DaisyRec-v2.0 daisy/utils/metrics.py:124-136 (MRR, commit d0d4bf6)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
             "AP": {"denom": "hits"},
@@ -363,8 +369,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "not cut at k; AUC counts a tied negative as correctly ordered",
         "ylongqi/openrec openrec/tf1/utils/evaluators/eval_manager.py:9-25 (ranks), auc.py:12, precision.py:16-19, "
         "recall.py:16-19, ndcg.py:16-25",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (TensorFlow 1 does not install on "
-        "Python 3.11)",
+        "tests/test_dialects_libraries.py against openrec 0.3.0's own tf1 evaluator files on the ML-100K lists "
+        "(loaded without TensorFlow, which they do not use)",
         policies={"queries": "relevant"},
         bindings={
             "P": {"rank": "among_nonrelevant", "within": "k_plus_1"},
@@ -383,16 +389,18 @@ DIALECTS: tuple[Dialect, ...] = (
         "min(|test|, k), AP ÷ min(|test|, |list|), binary nDCG with discount 1/log2(max(i,2))",
         "lenskit/lkpy v2025.8.0 src/lenskit/metrics/ranking/_pr.py:36-70, _map.py:28-43, _dcg.py:95-122, "
         "_weighting.py:118-122; metrics/bulk.py:90-95 and _base.py:113 (list_summary fills NaN with 0)",
-        "tests/test_dialects_libraries.py against lenskit itself on the ML-100K lists",
+        "tests/test_dialects_libraries.py against lenskit 2025.8 itself on the ML-100K lists",
         policies={"queries": "run"},
         bindings={
             "P": {"denom": "retrieved"},
             "R": {"denom": "min_k_R"},
-            "AP": {"denom": "min_shown_R"},
+            "AP": {"denom": "min_shown_R", "empty": "skip"},
             "nDCG": {"gain": "binary", "discount": "log2_max2"},
+            "DCG": {"gain": "binary", "discount": "log2_max2"},
         },
         known_bugs=("AveragePrecision raises ZeroDivisionError for a user with a list but no test items "
-                    "(_map.py:40-43); rankwise scores it 0, as list_summary fills the other measures",),
+                    "(_map.py:40-43), so its mean exists only over users with test items: rankwise leaves the others "
+                    "out of the AP mean and counts them",),
     ),
     Dialect(
         "elliot",
@@ -429,11 +437,11 @@ DIALECTS: tuple[Dialect, ...] = (
         "neurec",
         ("2020",),
         "master since 2020-06, C++ evaluator (tried first)",
-        "NeuRec with its C++ evaluator: AP ÷ min(k, R), binary nDCG, every test user averaged",
+        "NeuRec with its C++ evaluator: AP ÷ min(k, R), binary nDCG, every user with a test item averaged",
         "wubinzzu/NeuRec evaluator/backend/__init__.py:1-6 (C++ first), backend/cpp/include/metric.h:17-109 "
         "(AP l.46-65)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs its compiled extension)",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
         caveats=("ties: the C++ evaluator ranks with std::partial_sort_copy (evaluate.h:38-42): the order of equal "
                  "scores is implementation-defined and depends on k; rankwise orders them by doc id",),
@@ -446,7 +454,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "item index",
         "wubinzzu/NeuRec evaluator/backend/python/metric.py:20-64 (MAP l.34-41), util/tool.py:149-151 (ranking)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
-        policies={"queries": "qrels", "ties": "docno_desc_numeric"},
+        policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}},
         known_bugs=(
             "MAP divides by Σ_{i≤k} min(i, R) (np.cumsum where min(k, R) was meant); the C++ evaluator divides by "
@@ -462,8 +470,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "NeuRec 1.0.0: AP ÷ min(|list|, R), binary nDCG with an ideal over every test item (not cut at k), MRR 1 only "
         "when the first item is relevant",
         "neurec 1.0.0 neurec/evaluation/foldout/ (MAP.py:1-12, NDCG.py:2-17, MRR.py:1-7, FoldOutEvaluate.py:31-75)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
-        policies={"queries": "qrels"},
+        "tests/test_dialects_libraries.py against neurec 1.0.0's own metric files on the ML-100K lists",
+        policies={"queries": "relevant"},
         bindings={
             "AP": {"denom": "min_shown_R"},
             "nDCG": {"gain": "binary", "ideal": "uncut"},

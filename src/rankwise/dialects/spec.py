@@ -54,6 +54,9 @@ class Dialect:
     measure_queries: Mapping[str, str] = field(default_factory=dict)
     caveats: tuple[str, ...] = ()
     ratings: str = "binary"
+    empty_input: str = "error"
+    """What qrels or a run with no rows is: ``error`` (trec_eval refuses it) or ``data`` (an empty run scores every
+    judged query as an empty ranking; empty qrels evaluate no query: ir_measures, ranx)."""
 
     def __post_init__(self) -> None:
         """Check every binding against the measure catalog: a dialect cannot bind a parameter a family lacks or
@@ -65,6 +68,8 @@ class Dialect:
         Policies(**self.policies)
         if self.ratings not in ("binary", "graded"):
             raise MeasureError(f"dialect {self.name}: ratings={self.ratings!r} must be binary or graded")
+        if self.empty_input not in ("error", "data"):
+            raise MeasureError(f"dialect {self.name}: empty_input={self.empty_input!r} must be error or data")
         for query_set in self.measure_queries.values():
             Policies(queries=query_set)
         for name, binding in {**self.bindings, **{n: {} for n in self.measure_queries}}.items():

@@ -13,7 +13,7 @@ from typing import Literal
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import EmptyInputError, InputError
 
 Kind = Literal["qrels", "run"]
 QID, DOCID, VALUE, ROW = "query_id", "doc_id", "value", "row"
@@ -121,7 +121,7 @@ def make_table(
     if ROW not in frame.columns:
         frame = frame.with_row_index(ROW)
     if frame.height == 0:
-        raise InputError(f"{origin.name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
+        raise EmptyInputError(f"{origin.name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
     frame = frame.select(
         _ids_to_text(frame, QID, kind, origin).alias(QID),
         _ids_to_text(frame, DOCID, kind, origin).alias(DOCID),
@@ -144,9 +144,21 @@ def check_duplicates(frame: pl.DataFrame, kind: Kind, origin: Origin) -> None:
         return
     if frame.select(key.n_unique()).item() == frame.height:  # a hash collision, not a duplicate
         return
-    dups = frame.filter(key.is_duplicated()).sort(ROW).head(2).rows(named=True)
-    first, second = dups[0], dups[1]
+    # The earliest row that repeats an earlier one, and that earlier one (not merely the first two rows that
+    # occur twice: they may be two different pairs).
+    ordered = frame.sort(ROW)
+    second = ordered.filter(~key.is_first_distinct()).row(0, named=True)
+    same = (pl.col(QID) == second[QID]) & (pl.col(DOCID) == second[DOCID])
+    first = ordered.filter(same).row(0, named=True)
     raise InputError(
         f"{origin.locate(second[ROW])}: query {second[QID]!r} doc {second[DOCID]!r} appears twice in the "
         f"{kind} (first at {origin.locate(first[ROW])})"
     )
+
+
+def empty_table(kind: Kind, origin: Origin, reason: str) -> Table:
+    """A table with no rows, for dialects that read empty input as data; ``reason`` becomes its note."""
+    frame = pl.DataFrame(
+        schema={QID: pl.String, DOCID: pl.String, VALUE: pl.Int64 if kind == "qrels" else pl.Float64, ROW: pl.UInt32}
+    )
+    return Table(kind, frame, origin, notes=(reason,))

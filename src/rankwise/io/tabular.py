@@ -15,13 +15,14 @@ RecBole atomic-file headers (``user_id:token``) match by the part before the col
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import EmptyInputError, InputError
 from .table import DOCID, QID, VALUE, Kind, Origin, Table, make_table
 
 CANDIDATES: dict[str, dict[Kind, tuple[str, ...]]] = {
@@ -101,15 +102,32 @@ def read_tabular(
             frame = pl.read_parquet(path)
         else:
             separator = "\t" if ".tsv" in suffixes or ".inter" in suffixes else ","
-            frame = pl.read_csv(path, separator=separator, infer_schema_length=10000)
+            header = pl.read_csv(path, separator=separator, n_rows=0).columns
+            frame = pl.read_csv(
+                path,
+                separator=separator,
+                infer_schema_length=10000,
+                schema_overrides=dict.fromkeys(_id_columns(header, kind, columns, name), pl.String),
+            )
     except pl.exceptions.NoDataError:
-        raise InputError(f"{name}: file is empty") from None
+        raise EmptyInputError(f"{name}: file is empty") from None
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{name}: cannot read ({first})") from None
     # Rows of a CSV with a header start on line 2; parquet rows are named by index.
     line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
     return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold)
+
+
+def _id_columns(header: list[str], kind: Kind, given: Mapping[str, str] | None, name: str) -> list[str]:
+    """The query and document id columns of a CSV/TSV header, to be read as text: a text file has no integer
+    ids, and ``007`` must stay ``007`` to match the qrels. A column not found is left for
+    :func:`frame_to_table` to report."""
+    found = []
+    for role in (QID, DOCID):
+        with contextlib.suppress(InputError):
+            found.append(_pick(header, role, kind, given, name))
+    return found
 
 
 def dict_to_table(
@@ -125,7 +143,7 @@ def dict_to_table(
             dids.append(did)
             values.append(value)
     if not qids:
-        raise InputError(f"{name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
+        raise EmptyInputError(f"{name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
     for label, ids in (("query", qids), ("doc", dids)):
         bad = next((i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))), None)
         if bad is not None:

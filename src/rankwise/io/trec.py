@@ -23,12 +23,13 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import io
+import re
 from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
 
-from ..errors import InputError
+from ..errors import EmptyInputError, InputError
 from .table import DOCID, QID, ROW, VALUE, Kind, Origin, Table, make_table
 
 COLUMNS: dict[Kind, tuple[str, ...]] = {
@@ -39,6 +40,7 @@ _LAYOUT = {"qrels": "query_id iteration doc_id grade", "run": "query_id iteratio
 WHITESPACE = b" \t\r\x0b\x0c"  # C's isspace() less the line end "\n"
 _SEPARATORS = r"[ \t\r\x0b\x0c]+"
 _BOM = b"\xef\xbb\xbf"
+_LONE_CR = re.compile(rb"\r(?!\n)")
 _TEXT, _LINE = "text", "line"
 
 
@@ -64,9 +66,7 @@ def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> T
     return parse_trec(read_bytes(path), kind, str(path), threshold)
 
 
-def parse_trec(
-    raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False
-) -> Table:
+def parse_trec(raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False) -> Table:
     """Parse the bytes of a TREC qrels or run file (``name`` names it in errors and notes).
 
     ``careful=True`` skips the fast reader (the tests compare the two).
@@ -74,7 +74,7 @@ def parse_trec(
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     if not raw or raw.isspace():
-        raise InputError(f"{name}: file is empty")
+        raise EmptyInputError(f"{name}: file is empty")
     separator = None if careful else _plain_separator(raw)
     if separator is not None:
         try:
@@ -94,7 +94,7 @@ def _plain_separator(data: bytes) -> str | None:
     memory speed, where a two-byte search (a double space) costs as much as parsing the file."""
     if b"\x00" in data or b"\x0b" in data or b"\x0c" in data:
         return None
-    if b"\r" in data and data.count(b"\r") != data.count(b"\r\n"):
+    if b"\r" in data and _LONE_CR.search(data):
         return None  # polars drops the "\r" of "\r\n" itself; any other "\r" is whitespace
     if b"\t" not in data:
         return " "
@@ -124,10 +124,12 @@ def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, thresho
 
 def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None) -> Table:
     """Split every line on runs of whitespace; errors name the file line, extra run fields are counted."""
+    # "File may contain no NULL characters" (trec_eval get_qrels.c:21, get_trec_results.c:27): C strings end
+    # there, so what a field holds after one is undefined. Refused, wherever it is (comment lines too).
     nul = raw.find(b"\x00")
     if nul >= 0:
         line = raw.count(b"\n", 0, nul) + 1
-        raise InputError(f"{name}:{line}: NUL byte (a TREC file is text; trec_eval would end the field there)")
+        raise InputError(f"{name}:{line}: NUL byte (a TREC file is text, and trec_eval allows none)")
     columns = COLUMNS[kind]
     expected = len(columns)
     lines = (
@@ -138,9 +140,10 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
         .with_columns(pl.col(_TEXT).str.count_matches(" ", literal=True).add(1).alias("fields"))
     )
     if lines.height == 0:
-        raise InputError(f"{name}: no {kind} lines (only comments or blank lines)")
-    # trec_eval reads a run line's six fields and skips the rest of the line (get_trec_results.c:28 and
-    # :287-292); a qrels line with a field after the grade is "Malformed" (get_qrels.c:255-261), fatal.
+        raise EmptyInputError(f"{name}: no {kind} lines (only comments or blank lines)")
+    # trec_eval (usnistgov/trec_eval @ f425365) reads a run line's six fields and skips the rest of the line
+    # ("Any field following run_id is ignored", get_trec_results.c:28, done at :287-292); a qrels line with a
+    # field after the grade is a "Malformed line", fatal (get_qrels.c:255-261, reported at :140-144).
     too_few = pl.col("fields") < expected if kind == "run" else pl.col("fields") != expected
     bad = lines.filter(too_few).head(1)
     if bad.height:
