@@ -133,7 +133,7 @@ def precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     H_k / min(k, R) or H_k / min(|L[:k]|, R), undefined (NaN) where that is 0."""
     hits = _hits(a, m, rel)
     if m.get("denom") == "k":
-        return hits / float(m.cutoff)
+        return hits / float(m.cutoff)  # type: ignore[arg-type]  # P requires a cutoff
     denominator = _precision_denominator(a, m, rel)
     out = np.full(a.num_queries, np.nan)
     np.divide(hits, denominator, out=out, where=denominator > 0)
@@ -600,7 +600,8 @@ def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> f
     if how == "from_means":  # F of the mean P and the mean R (DL-RS-Eval), over the queries with a defined value
         p, r = _f1_parts(a, m, rel)
         defined = ~np.isnan(values)
-        return float(_f_beta(np.array([_mean(p[defined])]), np.array([_mean(r[defined])]), float(m.get("beta")))[0])
+        beta = float(m.get("beta"))  # type: ignore[arg-type]
+        return float(_f_beta(np.array([_mean(p[defined])]), np.array([_mean(r[defined])]), beta)[0])
     if how == "positives":
         rows = _auc_rows(a, m)
         weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)

@@ -18,7 +18,7 @@ from ..errors import InputError
 from .table import DOCID, QID
 from .tabular import CANDIDATES, _find
 
-TABULAR = {".csv": ",", ".tsv": "\t", ".inter": "\t", ".txt": None}
+TABULAR = {".csv": ",", ".tsv": "\t", ".inter": "\t"}
 
 
 def load_interactions(source: Any, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
@@ -59,7 +59,7 @@ def _frame(source: Any, name: str) -> pl.DataFrame:
         try:
             if suffix in (".parquet", ".pq"):
                 return pl.read_parquet(path)
-            if suffix in TABULAR and TABULAR[suffix] is not None:
+            if suffix in TABULAR:
                 return pl.read_csv(path, separator=TABULAR[suffix], infer_schema=False)
             return _read_whitespace_text(path.read_bytes(), name)
         except (OSError, pl.exceptions.PolarsError) as exc:

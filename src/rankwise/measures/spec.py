@@ -101,7 +101,7 @@ class Param:
 
     def _check_gain_map(self, value: object, measure: str) -> GainMap:
         """A grade map as a sorted tuple of (integer grade, finite gain) pairs, each grade once."""
-        items = list(value.items()) if isinstance(value, Mapping) else list(value)  # type: ignore[arg-type]
+        items = list(value.items()) if isinstance(value, Mapping) else list(value)  # type: ignore[call-overload]
         pairs: dict[int, float] = {}
         for item in items:
             if not isinstance(item, tuple) or len(item) != 2:
