@@ -14,6 +14,8 @@ AGGREGATES = {
     "gmean": "geometric mean over evaluated queries, values floored at 1e-5 (trec_eval)",
     "positives": "mean over evaluated queries weighted by each query's number of relevant documents",
     "pooled": "one value over the rows of all evaluated queries pooled (not a mean of per-query values)",
+    "from_means": "the F-measure of the mean precision and the mean recall over evaluated queries (not a mean of "
+    "per-query values)",
 }
 
 

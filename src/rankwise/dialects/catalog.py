@@ -211,25 +211,28 @@ DIALECTS: tuple[Dialect, ...] = (
         "ms_recommenders",
         ("1.2",),
         ">= 1.2",
-        "MS Recommenders python_evaluation: precision/recall/MAP over users in both, nDCG over every ground-truth "
-        "user, map_at_k ÷ min(k, r), binary gains with a natural-log discount, ties in row order",
+        "MS Recommenders python_evaluation: every ground-truth row is relevant, so with a rating threshold its users "
+        "are those with a relevant item: precision/recall/MAP over such users in both, nDCG over every such "
+        "ground-truth user, map_at_k ÷ min(k, r), binary gains with a natural-log discount, ties in row order; AUC "
+        "pooled over every judged row",
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (merge_ranking_true_pred, "
         "ndcg_at_k, map_at_k)",
         "tests/test_dialects.py against recommenders.evaluation.python_evaluation",
-        policies={"queries": "intersection", "ties": "input_order"},
+        policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
-        measure_queries={"nDCG": "qrels"},
+        measure_queries={"nDCG": "relevant", "AUC": "intersection"},
     ),
     Dialect(
         "ms_recommenders",
         ("1.1", "1.0", "0"),
         "<= 1.1",
-        "MS Recommenders up to 1.1: as 1.2 but map_at_k ÷ r",
+        "MS Recommenders up to 1.1: as 1.2 but map_at_k ÷ r, and nDCG over the users in both like the others "
+        "(python_evaluation.py:379-382, 579)",
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (1.1)",
-        "tests/test_dialects.py, hand-computed from the source",
-        policies={"queries": "intersection", "ties": "input_order"},
+        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (python_evaluation.py at 1.1.1)",
+        policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
-        measure_queries={"nDCG": "qrels"},
+        measure_queries={"AUC": "intersection"},
     ),
     Dialect(
         "beta_recsys",
@@ -243,6 +246,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "does not run on pandas >= 3)",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
+        measure_queries={"AUC": "intersection"},
         caveats=(
             "ties: a user with more prediction rows than k keeps tied rows in input order (nlargest's stable "
             "mergesort, which rankwise reproduces); with at most k rows pandas sorts with numpy's unstable "
@@ -268,11 +272,12 @@ DIALECTS: tuple[Dialect, ...] = (
         "daisyrec",
         ("1",),
         "1.x (the RecSys'21 paper's version)",
-        "DaisyRec 1.x: lists cut to k, AP ÷ k, MRR sums 1/rank over every hit, ideal DCG from the hits in the cut",
+        "DaisyRec 1.x: users with a relevant test item (loader.py:147-149 drops lower ratings), lists cut to k, "
+        "AP ÷ k, MRR sums 1/rank over every hit, ideal DCG from the hits in the cut",
         "AmazingDD/daisyRec 1.x daisy/utils/metrics.py:16-21 (P), 53-74 (MRR), 77-109 (MAP), 126-149 (NDCG), "
         "main.py:295-299 (cut to k)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (DaisyRec 1.x is not on PyPI)",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={
             "AP": {"denom": "k"},
             "RR": {"hits": "all"},
@@ -322,7 +327,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "MaurizioFD/RecSys2019_DeepLearning_Evaluation Base/Evaluation/metrics.py:65-74 (MAP), 102-118 (ROC_AUC), "
         "136-155 (precision, PRECISION_RECALL_MIN_DEN), 180-209 (NDCG); Evaluator.py:257-263 (F1), 339 (HIT_RATE)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
-        policies={"queries": "qrels"},
+        policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
             "AP": {"denom": "min_shown_R"},
