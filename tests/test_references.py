@@ -99,6 +99,21 @@ def test_kendall_tau_equals_scipy(seed):
         assert math.isnan(result.aggregate["KendallTau"])
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_kendall_tau_on_long_queries_equals_scipy(seed):
+    """Long rankings of different lengths side by side: the merge passes that count discordant pairs (Knight's
+    algorithm) run for every query at once, so queries of 1, 2, 3, 1000 and 5000 documents share each pass."""
+    rng = np.random.default_rng(seed)
+    qrels, run = {}, {}
+    for q, n in enumerate((1, 2, 3, 1000, 5000, 777)):
+        docs = [f"d{i}" for i in range(n)]
+        qrels[f"q{q}"] = {d: int(g) for d, g in zip(docs, rng.integers(0, 5, n))}
+        run[f"q{q}"] = {d: float(s) for d, s in zip(docs, rng.integers(0, 40, n) / 4)}
+    result = rankwise.evaluate(qrels, run, ["KendallTau"])
+    for qid in qrels:
+        assert _close(result.per_query[qid]["KendallTau"], _scipy_tau(qrels[qid], run[qid])), qid
+
+
 def test_kendall_tau_cases_include_undefined_and_defined_values():
     """The random cases exercise both NaN and non-trivial tau values."""
     values = [_scipy_tau(q[k], r[k]) for q, r in map(_tau_case, SEEDS) for k in q]

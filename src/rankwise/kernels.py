@@ -388,52 +388,76 @@ def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 def kendall_tau(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Kendall's tau-b between scores and grades over each query's retrieved judged documents.
 
-    Pairs are enumerated within queries in bounded batches; NaN when undefined (fewer than two documents,
-    or all scores or all grades equal), as scipy.stats.kendalltau returns.
+    tau_b = (n0 − n1 − n2 + n3 − 2·S) / sqrt((n0 − n1)(n0 − n2)) with n0 = n(n−1)/2 pairs, n1 / n2 / n3 the pairs
+    tied in score / in grade / in both, and S the discordant swaps left after sorting by (score, grade): Knight's
+    O(n log n) algorithm (as scipy.stats.kendalltau), for all queries at once. NaN when undefined (fewer than two
+    documents, or all scores or all grades equal), as scipy returns.
     """
     judged = np.flatnonzero(a.grade != UNJUDGED)
     q = a.qidx[judged]
-    x, y = a.score[judged], a.grade[judged].astype(np.float64)
-    n = np.bincount(q, minlength=a.num_queries).astype(np.int64)
-    starts = np.zeros(a.num_queries + 1, dtype=np.int64)
-    np.cumsum(n, out=starts[1:])
-    concordance = np.zeros(a.num_queries)
-    tied_x = np.zeros(a.num_queries)
-    tied_y = np.zeros(a.num_queries)
-    partners = starts[1:][q] - np.arange(len(q)) - 1  # later documents of the same query
-    batch_rows = _pair_batches(partners, limit=4_000_000)
-    for lo, hi in batch_rows:
-        counts = partners[lo:hi]
-        left = np.repeat(np.arange(lo, hi), counts)
-        offset = np.arange(len(left)) - np.repeat(np.cumsum(counts) - counts, counts)
-        right = left + offset + 1
-        sx = np.sign(x[left] - x[right])
-        sy = np.sign(y[left] - y[right])
-        pq = q[left]
-        concordance += np.bincount(pq, weights=sx * sy, minlength=a.num_queries)
-        tied_x += np.bincount(pq, weights=(sx == 0), minlength=a.num_queries)
-        tied_y += np.bincount(pq, weights=(sy == 0), minlength=a.num_queries)
+    x, y = a.score[judged], a.grade[judged]
+    order = np.lexsort((y, x, q))
+    q, x, y = q[order], x[order], y[order]
+    n = np.bincount(q, minlength=a.num_queries).astype(np.float64)
     pairs = n * (n - 1) / 2.0
+    tied_x = _tied_pairs(q, (x,), a.num_queries)
+    tied_y = _tied_pairs(*_sorted_by(q, y), a.num_queries)
+    tied_both = _tied_pairs(q, (x, y), a.num_queries)
+    swaps = _inversions(q, np.unique(y, return_inverse=True)[1].astype(np.int64), a.num_queries)
     denominator = np.sqrt((pairs - tied_x) * (pairs - tied_y))
     out = np.full(a.num_queries, np.nan)
     ok = denominator > 0
-    out[ok] = concordance[ok] / denominator[ok]
+    out[ok] = (pairs - tied_x - tied_y + tied_both - 2.0 * swaps)[ok] / denominator[ok]
     return out
 
 
-def _pair_batches(partners: np.ndarray, limit: int) -> list[tuple[int, int]]:
-    """Split rows into consecutive batches whose pair counts stay under ``limit`` (at least one row each)."""
-    if not len(partners):
-        return []
-    total = np.cumsum(partners)
-    batches, lo = [], 0
-    while lo < len(partners):
-        base = total[lo - 1] if lo else 0
-        hi = int(np.searchsorted(total, base + limit, side="right"))
-        hi = max(hi, lo + 1)
-        batches.append((lo, hi))
-        lo = hi
-    return batches
+def _sorted_by(q: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray]]:
+    order = np.lexsort((values, q))
+    return q[order], (values[order],)
+
+
+def _tied_pairs(q: np.ndarray, keys: tuple[np.ndarray, ...], num_queries: int) -> np.ndarray:
+    """Per query: Σ t(t−1)/2 over the runs of equal ``keys`` (rows sorted so equal keys are adjacent)."""
+    if not len(q):
+        return np.zeros(num_queries)
+    starts = np.ones(len(q), dtype=bool)
+    starts[1:] = q[1:] != q[:-1]
+    for key in keys:
+        starts[1:] |= key[1:] != key[:-1]
+    first = np.flatnonzero(starts)
+    t = np.diff(np.append(first, len(q))).astype(np.float64)
+    return np.bincount(q[first], weights=t * (t - 1) / 2.0, minlength=num_queries)
+
+
+def _inversions(q: np.ndarray, rank: np.ndarray, num_queries: int) -> np.ndarray:
+    """Per query: pairs i < j (in row order, within the query) with rank_i > rank_j, by a bottom-up merge sort
+    run on all queries at once: each pass counts, for every element of a right block, the larger elements of the
+    left block beside it (a search in the sorted left block), then merges the two blocks."""
+    count = np.zeros(num_queries)
+    total = len(q)
+    if total < 2:
+        return count
+    start = np.zeros(num_queries + 1, dtype=np.int64)
+    np.cumsum(np.bincount(q, minlength=num_queries), out=start[1:])
+    position = np.arange(total, dtype=np.int64) - start[q]
+    values = rank.copy()
+    span = int(values.max()) + 1
+    width = 1
+    while width < int(np.diff(start).max()):
+        block = position // width
+        pair = np.concatenate(([0], np.cumsum((q[1:] != q[:-1]) | (block[1:] // 2 != block[:-1] // 2))))
+        key = pair * span + values
+        left = block % 2 == 0
+        left_keys = key[left]  # sorted: pairs ascend, values ascend within each left block
+        right = np.flatnonzero(~left)
+        if len(right):
+            not_greater = np.searchsorted(left_keys, key[right], side="right")
+            left_end = np.searchsorted(left_keys, (pair[right] + 1) * span, side="left")
+            count += np.bincount(q[right], weights=(left_end - not_greater).astype(np.float64), minlength=num_queries)
+        merged = np.argsort(key, kind="stable")
+        values = values[merged]
+        width *= 2
+    return count
 
 
 def _pair_order_counts(
