@@ -10,8 +10,12 @@ To add a measure: add a :class:`MeasureSpec` here and a kernel of the same name 
 
 from __future__ import annotations
 
+import difflib
+import re
+
 from ..errors import MeasureError
-from .spec import MeasureSpec, Param
+from .spec import MeasureSpec, Param, use_catalog
+from .trec_names import all_trec_names
 
 TREC_EVAL_REF = "trec_eval v10 (usnistgov/trec_eval)"
 
@@ -512,8 +516,6 @@ def family(name: str) -> MeasureSpec:
     """The family called ``name`` (canonical name or alias, any case)."""
     canonical = _LOOKUP.get(name.lower())
     if canonical is None:
-        from .parse import suggest
-
         raise MeasureError(f"unknown measure {name!r}{suggest(name)}")
     return _BY_NAME[canonical]
 
@@ -526,3 +528,18 @@ def canonical_family_name(name: str) -> str | None:
 def family_names() -> list[str]:
     """Every canonical name and alias, for suggestions."""
     return [n for spec in FAMILIES for n in (spec.name, *spec.aliases)]
+
+
+def suggest(name: str) -> str:
+    """'; did you mean ...?' for the names closest to ``name``, each once (empty when none is close)."""
+    candidates = family_names() + all_trec_names()
+    base = re.split(r"[(@._]", name, maxsplit=1)[0] or name
+    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
+    close += [c for c in difflib.get_close_matches(base, candidates, n=3, cutoff=0.5) if c not in close]
+    lowered = [c for c in candidates if c.lower() == base.lower()]  # the same name in another case comes first
+    seen: set[str] = set()
+    unique = [c for c in lowered + close if not (c.lower() in seen or seen.add(c.lower()))]  # each name once
+    return f"; did you mean {', '.join(unique[:3])}?" if unique else "; `rankwise measures` lists them all"
+
+
+use_catalog(family)

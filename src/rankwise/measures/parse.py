@@ -8,28 +8,16 @@ Syntax: ``NAME[(PARAM=VALUE,...)][@CUTOFF]`` — ``nDCG@10``, ``P(rel=2)@5``, ``
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from ..errors import MeasureError
-from .catalog import canonical_family_name, family, family_names
+from .catalog import canonical_family_name, family, suggest
 from .spec import Measure, _split_top_level
-from .trec_names import all_trec_names, parse_trec_name, trec_name
+from .trec_names import parse_trec_name, trec_name
 
 _MEASURE_RE = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?$"
 )
-
-
-def suggest(name: str) -> str:
-    """'; did you mean ...?' for the names closest to ``name`` (empty when none is close)."""
-    candidates = family_names() + all_trec_names()
-    base = re.split(r"[(@._]", name, maxsplit=1)[0] or name
-    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
-    close += [c for c in difflib.get_close_matches(base, candidates, n=3, cutoff=0.5) if c not in close]
-    lowered = [c for c in candidates if c.lower() == base.lower() and c not in close]
-    close = (lowered + close)[:3]
-    return f"; did you mean {', '.join(close)}?" if close else "; `rankwise measures` lists them all"
 
 
 def parse_measure(text: str) -> Measure:

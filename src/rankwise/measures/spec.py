@@ -9,7 +9,7 @@ and parameter values, e.g. ``nDCG(gain=exp2)@10``. ``str(measure)`` is its canon
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -231,9 +231,10 @@ class Measure:
 
     @property
     def spec(self) -> MeasureSpec:
-        from .catalog import family
-
-        return family(self.name)
+        """The family this measure belongs to (looked up in the catalog, which registers itself on import)."""
+        if _resolve_family is None:
+            raise RuntimeError("the measure catalog is not loaded: import rankwise.measures")
+        return _resolve_family(self.name)
 
     def get(self, name: str) -> ParamValue | None:
         """The value of parameter ``name``: explicit, else the family default (None = from the evaluation)."""
@@ -280,6 +281,16 @@ class Measure:
 
     def __repr__(self) -> str:
         return f"Measure({str(self)!r})"
+
+
+_resolve_family: Callable[[str], MeasureSpec] | None = None
+
+
+def use_catalog(resolve: Callable[[str], MeasureSpec]) -> None:
+    """Called once by :mod:`.catalog` as it loads: how a name becomes its family. This keeps the dependency one-way
+    (the catalog is made of specs; specs never import the catalog)."""
+    global _resolve_family
+    _resolve_family = resolve
 
 
 def _example_cutoff(spec: MeasureSpec) -> str:

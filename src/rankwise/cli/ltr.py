@@ -8,7 +8,6 @@ works with ``rankwise evaluate``, every dialect and (with real document ids) the
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +17,11 @@ import click
 import numpy as np
 import polars as pl
 
-from ..cli import echo_notes, echo_result, fail_cleanly
 from ..errors import RankwiseError
 from ..formats import FORMATS
-from .models import MODEL_KINDS
-from .svmlight import LtrData, read_svmlight, write_svmlight
+from ..ltr.models import MODEL_KINDS
+from ..ltr.svmlight import LtrData, read_svmlight, write_svmlight
+from .common import echo_notes, echo_result, fail_cleanly
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,7 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
           rounds: int, early_stopping: int | None, eval_at: str, seed: int | None, files: _FileOptions, output: str,
           quiet: bool) -> None:  # fmt: skip
     """Train a ranker on TRAIN and save it to a directory (-o)."""
-    from .models import train_ranker
+    from ..ltr.models import train_ranker
 
     params = _params(param_pairs)
     if loss is not None:
@@ -182,7 +181,7 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
 def predict(model_dir: str, data_file: str, output: str | None, run_name: str, files: _FileOptions) -> None:
     """Score DATA with a saved MODEL and write a TREC run (documents named by their position in the query, or by
     their comments with --doc-ids-from-comments)."""
-    from .models import Ranker
+    from ..ltr.models import Ranker
 
     ranker = Ranker.load(model_dir)
     data = files.read(data_file, ranker.num_features)
@@ -213,7 +212,7 @@ def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
 def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int | None, threshold: float | None,
                     write_query_file: bool, files: _FileOptions) -> None:  # fmt: skip
     """Write DATA with each row's label replaced by its grade in QRELS (matched on qid and document id)."""
-    from .judgments import relabel
+    from ..ltr.judgments import relabel
 
     done = relabel(files.read(data_file), qrels_file, unjudged=unjudged, threshold=threshold)
     echo_notes(done.notes())
@@ -234,14 +233,10 @@ def evaluate_model(model_dir: str, data_file: str, measures: tuple[str, ...], di
                    output_format: str, files: _FileOptions) -> None:  # fmt: skip
     """Score DATA with a saved MODEL and evaluate the ranking against DATA's labels."""
     from ..evaluate import evaluate
-    from .models import Ranker
+    from ..ltr.models import Ranker
 
     ranker = Ranker.load(model_dir)
     data = files.read(data_file, ranker.num_features)
     chosen = list(measures) or ["nDCG@1", "nDCG@3", "nDCG@5", "nDCG@10", "AP"]
     result = evaluate(data.to_qrels(), data.to_run(ranker.predict(data)), chosen, dialect=dialect)
     echo_result(result, output_format, per_query)
-
-
-def main() -> None:  # pragma: no cover - convenience for `python -m rankwise.ltr.cli`
-    ltr(sys.argv[1:])

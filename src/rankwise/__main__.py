@@ -1,0 +1,5 @@
+"""``python -m rankwise``: the command line."""
+
+from .cli import main
+
+main()

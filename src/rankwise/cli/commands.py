@@ -1,0 +1,150 @@
+"""The evaluation commands: ``rankwise evaluate``, ``measures``, ``explain``, ``dialects``."""
+
+from __future__ import annotations
+
+import click
+
+from ..errors import RankwiseError
+from ..formats import FORMATS
+from ..policies import QuerySet, TiePolicy
+from .common import echo_result, fail_cleanly, input_options, recommendation_options
+
+
+@click.command()
+@click.argument("qrels")
+@click.argument("run")
+@click.option(
+    "-m",
+    "--measure",
+    "measures",
+    multiple=True,
+    metavar="MEASURE",
+    help="Measure to compute (repeatable): nDCG@10, AP(denom=min_k_R)@20, ndcg_cut.10,20, map, "
+    "official ... Default: trec_eval's official set.",
+)
+@click.option("-q", "--per-query", is_flag=True, help="Also print the value of every query.")
+@click.option(
+    "-l",
+    "--rel-level",
+    type=int,
+    default=1,
+    show_default=True,
+    help="Relevance threshold for measures without their own rel (trec_eval -l; nDCG ignores it).",
+)
+@click.option(
+    "-c",
+    "--all-queries",
+    is_flag=True,
+    help="Average over every judged query; queries missing from the run score 0 (trec_eval -c).",
+)
+@click.option(
+    "--queries",
+    type=click.Choice([q.value for q in QuerySet]),
+    default=None,
+    help="Which queries are averaged [default: intersection; -c means qrels].",
+)
+@click.option("-M", "--depth", type=int, default=None, help="Keep only the top N documents per query (trec_eval -M).")
+@click.option(
+    "--ties",
+    type=click.Choice([t.value for t in TiePolicy]),
+    default=None,
+    help="Order of documents with equal scores [default: docno_desc, or the dialect's].",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.",
+)
+@click.option(
+    "--dialect",
+    default=None,
+    metavar="NAME[@VERSION]",
+    help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); `rankwise dialects` lists them.",
+)
+@recommendation_options
+@fail_cleanly
+def evaluate(
+    qrels: str,
+    run: str,
+    measures: tuple[str, ...],
+    per_query: bool,
+    rel_level: int,
+    all_queries: bool,
+    queries: str | None,
+    depth: int | None,
+    ties: str | None,
+    output_format: str,
+    dialect: str | None,
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
+) -> None:
+    """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
+    from ..evaluate import evaluate as run_evaluation
+
+    if all_queries and queries not in (None, QuerySet.QRELS.value):
+        raise RankwiseError(f"-c contradicts --queries {queries}")
+    chosen = QuerySet.QRELS.value if all_queries else queries
+    result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
+                            rel_level=rel_level, dialect=dialect,
+                            **input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog))  # fmt: skip
+    echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
+
+
+@click.command("measures")
+def list_measures() -> None:
+    """List every measure with a one-line definition."""
+    from ..explain import list_measures as text
+
+    click.echo(text(), nl=False)
+
+
+@click.command()
+@click.argument("measure")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@click.option(
+    "--dialect", default=None, metavar="NAME[@VERSION]", help="Explain the measure as this library defines it."
+)
+@fail_cleanly
+def explain(measure: str, rel_level: int, dialect: str | None) -> None:
+    """Print MEASURE's full definition, formula and every parameter value in force."""
+    from ..explain import explain as text
+
+    click.echo(text(measure, rel_level=rel_level, dialect=dialect), nl=False)
+
+
+@click.command()
+@click.argument("qrels", required=False)
+@click.argument("run", required=False)
+@click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help="Measures to compare (repeatable).")
+@click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@recommendation_options
+@fail_cleanly
+def dialects(
+    qrels: str | None,
+    run: str | None,
+    measures: tuple[str, ...],
+    rel_level: int,
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
+) -> None:
+    """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
+    from ..explain import dialect_table, list_dialects
+
+    if qrels is None or run is None:
+        click.echo(list_dialects(), nl=False)
+        return
+    if not measures:
+        raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
+    options = input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog)
+    click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)

@@ -1,0 +1,98 @@
+"""What every rankwise command shares: one-line errors with exit status 2, notes on stderr, result output, and the
+options for recommendation inputs."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+import click
+
+from ..errors import RankwiseError
+
+
+def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn rankwise errors and OS errors into one line on stderr and exit status 2."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except (RankwiseError, OSError) as exc:
+            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            click.echo(f"rankwise: error: {message}", err=True)
+            sys.exit(2)
+
+    return wrapper
+
+
+def recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Options for (user, item, rating) ground truth and (user, item, score|rank) recommendation tables."""
+    options = [
+        click.option("-k", "--cutoffs", default=None, metavar="K[,K...]",
+                     help="Give every measure written without a cutoff each of these cutoffs (-m nDCG -k 10,20)."),
+        click.option("--threshold", type=float, default=None,
+                     help="Qrels values are ratings: relevant when rating >= THRESHOLD (e.g. 4.5)."),
+        click.option("--truth-cols", default=None, metavar="USER,ITEM,RATING",
+                     help="Column names of a tabular qrels file (query, document, grade or rating)."),
+        click.option("--rec-cols", default=None, metavar="USER,ITEM,SCORE",
+                     help="Column names of a tabular run (query, document, score; a third named rank is a rank)."),
+        click.option("--train", default=None, metavar="FILE",
+                     help="Training interactions (user, item): each user's candidates are the catalogue minus them "
+                          "(Elliot's AUC family needs them)."),
+        click.option("--catalog", type=int, default=None, metavar="N",
+                     help="Number of items in the catalogue [default: the items in --train]."),
+    ]  # fmt: skip
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def input_options(
+    cutoffs: str | None,
+    threshold: float | None,
+    truth_cols: str | None,
+    rec_cols: str | None,
+    train: str | None,
+    catalog: int | None,
+) -> dict:
+    from ..io.tabular import columns_from_names
+
+    ks = None
+    if cutoffs:
+        try:
+            ks = [int(k) for k in cutoffs.split(",") if k.strip()]
+        except ValueError:
+            raise RankwiseError(f"-k {cutoffs!r}: cutoffs must be integers separated by commas") from None
+    return {
+        "cutoffs": ks,
+        "threshold": threshold,
+        "qrels_columns": columns_from_names(truth_cols, "qrels"),
+        "run_columns": columns_from_names(rec_cols, "run"),
+        "train": train,
+        "catalog": catalog,
+    }
+
+
+def echo_notes(notes: list[str]) -> None:
+    """Each note as one ``rankwise: note: ...`` line on stderr."""
+    for note in notes:
+        click.echo(f"rankwise: note: {note}", err=True)
+
+
+def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False) -> None:
+    """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout."""
+    from .. import formats
+
+    echo_notes(result.notes())
+    if output_format == "trec":
+        text = formats.format_trec(result, per_query, with_runid)
+    elif output_format == "json":
+        text = formats.format_json(result)
+    elif output_format == "csv":
+        text = formats.format_csv(result, per_query)
+    else:
+        text = formats.format_table(result, per_query)
+    click.echo(text, nl=False)
