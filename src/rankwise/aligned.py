@@ -119,9 +119,9 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     if contiguous and np.all(new_query | (np.diff(score) <= 0)):
         order = np.argsort(qidx, kind="stable")
     else:
-        keys = pl.DataFrame({"q": qidx, "s": score})
-        order = keys.with_row_index("i").sort(["q", "s"], descending=[False, True], maintain_order=True)
-        order = order.get_column("i").to_numpy().astype(np.int64)
+        by_score = pl.DataFrame({"q": qidx, "s": score}).with_row_index("i")
+        by_score = by_score.sort(["q", "s"], descending=[False, True], maintain_order=True)
+        order = by_score.get_column("i").to_numpy().astype(np.int64)
     if ties is TiePolicy.INPUT_ORDER:
         return order  # (``average`` orders ties by doc id too, for a deterministic layout)
     q, s = qidx[order], score[order]
@@ -137,8 +137,8 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     tied = pl.DataFrame({"g": group[rows], "num": docs.cast(pl.Int64, strict=False), "doc": docs})
     keys = ["g", "num", "doc"] if ties is TiePolicy.DOCNO_DESC_NUMERIC else ["g", "doc"]
     descending = [False] + [ties is not TiePolicy.DOCNO_ASC] * (len(keys) - 1)
-    within = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True).get_column("pos")
-    within = within.to_numpy()
+    tied = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True)
+    within = tied.get_column("pos").to_numpy()
     order[rows] = order[rows][within]
     return order
 

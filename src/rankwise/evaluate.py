@@ -78,7 +78,7 @@ def _with_cutoffs(pairs: list[tuple[str, Measure]], cutoffs: list[int]) -> list[
 def resolved_rel(measure: Measure, policies: Policies) -> int:
     """The relevance threshold in force: the measure's own ``rel``, else the evaluation's ``rel_level``."""
     value = measure.option("rel")
-    return int(value) if value is not None else policies.rel_level
+    return int(value) if isinstance(value, int) else policies.rel_level  # rel is an int parameter
 
 
 @dataclass(frozen=True)
@@ -337,7 +337,7 @@ def evaluate(
     for query_set in sorted({overrides[m.name] for _, m in pairs if m.name in overrides} - {policies.queries.value}):
         # a dialect that averages some measures over another query set (MS Recommenders' nDCG)
         rows = [i for i, (_, m) in enumerate(pairs) if overrides.get(m.name) == query_set]
-        other = dataclasses.replace(policies, queries=query_set)
+        other = dataclasses.replace(policies, queries=QuerySet(query_set))
         other_aligned = with_candidates(align(qrels_table, run_table, other), train_pairs, catalog)
         other_values, other_aggregates, other_caveats = compute(other_aligned, [pairs[i] for i in rows], other)
         aggregates.update((pairs[i][0], v) for i, v in zip(rows, other_aggregates))

@@ -42,7 +42,7 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     """
     order = sorted(range(len(result.keys)), key=lambda i: trec_order(result.measures[i]))
     names = [trec_name(result.measures[i]) or result.keys[i] for i in order]
-    lines = []
+    lines: list[str] = []
 
     def shown(number: float | int | None) -> str:
         return "nan" if number is None else str(number) if isinstance(number, int) else f"{number:6.4f}"

@@ -201,7 +201,7 @@ def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         if m.cutoff is not None:  # ranks |L|+1..k of a short list: H_|L| · (harmonic(k) − harmonic(|L|))
             harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, m.cutoff + 1))))
             shown = np.minimum(a.num_retrieved(), m.cutoff).astype(np.int64)
-            total += a.per_query_sum(relevant.astype(np.float64)) * (harmonic[m.cutoff] - harmonic[shown])
+            total += a.per_query_sum(relevant.astype(np.float64)) * (harmonic[int(m.cutoff)] - harmonic[shown])
         return total
     mask = relevant if m.cutoff is None else relevant & (a.rank <= m.cutoff)
     if _option(m, "precision_at", ("rank", "tie_end")) == "tie_end":
@@ -379,7 +379,7 @@ def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     nth = a.cumulative_within_query(relevant)[rows]
     best_after = _suffix_max_within(nth / a.rank[rows], q, int(nth.max()))
     bias = 0.9 if _option(m, "round", ("nearest", "v9")) == "v9" else 0.5
-    needed = np.maximum(np.floor(float(m.cutoff) * a.num_relevant(rel) + bias), 1.0)
+    needed = np.maximum(np.floor(float(m.cutoff or 0) * a.num_relevant(rel) + bias), 1.0)  # IPrec needs a cutoff
     at = nth == needed[q]
     out[q[at]] = best_after[at]
     return out

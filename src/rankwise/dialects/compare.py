@@ -12,6 +12,7 @@ from ..evaluate import MeasureLike, evaluate, rating_threshold, resolve_measures
 from ..io import load_qrels, load_run
 from ..io.interactions import load_interactions
 from ..io.table import Table
+from ..measures import Measure
 from ..policies import Policies
 from .catalog import DIALECTS
 from .spec import Dialect
@@ -80,7 +81,7 @@ def compare_dialects(
     from . import get_dialect
 
     chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
-    measure_list = [measures] if isinstance(measures, str) else list(measures)
+    measure_list = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     run_table = load_run(run, run_columns)
     tables: dict[float | None, Table] = {}  # one qrels table per way of reading ratings (binary, or graded for Elliot)
     train_pairs = load_interactions(train) if train is not None else None

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from ..measures.spec import Measure, ParamValue
+from ..policies import Policies, QuerySet
 
 
 class _RelLevel:
@@ -63,15 +65,14 @@ class Dialect:
         a value the parameter does not have."""
         from ..errors import MeasureError
         from ..measures.catalog import family
-        from ..policies import Policies
 
-        Policies(**self.policies)
+        Policies(**cast(dict[str, Any], self.policies))
         if self.ratings not in ("binary", "graded"):
             raise MeasureError(f"dialect {self.name}: ratings={self.ratings!r} must be binary or graded")
         if self.empty_input not in ("error", "data"):
             raise MeasureError(f"dialect {self.name}: empty_input={self.empty_input!r} must be error or data")
         for query_set in self.measure_queries.values():
-            Policies(queries=query_set)
+            Policies(queries=QuerySet(query_set))
         for name, binding in {**self.bindings, **{n: {} for n in self.measure_queries}}.items():
             spec = family(name)
             if spec.name != name:
@@ -88,8 +89,10 @@ class Dialect:
         """``measure`` with this dialect's values for every parameter not given explicitly."""
         binding = self.bindings.get(measure.name, {})
         given = {k for k, _ in measure.params}
-        extra = [
-            (name, rel_level if value is REL_LEVEL else value) for name, value in binding.items() if name not in given
+        extra: list[tuple[str, ParamValue]] = [
+            (name, rel_level if isinstance(value, _RelLevel) else value)
+            for name, value in binding.items()
+            if name not in given
         ]
         if not extra:
             return measure

@@ -38,9 +38,9 @@ def load(source: Any, kind: Kind, columns: Mapping[str, str] | None = None, thre
         return frame_to_table(source, kind, origin, columns, threshold)
     module = type(source).__module__.split(".")[0]
     if module == "pandas":
-        return frame_to_table(pl.from_pandas(source), kind, origin, columns, threshold)
+        return frame_to_table(pl.DataFrame(pl.from_pandas(source)), kind, origin, columns, threshold)
     if module == "pyarrow":
-        return frame_to_table(pl.from_arrow(source), kind, origin, columns, threshold)
+        return frame_to_table(pl.DataFrame(pl.from_arrow(source)), kind, origin, columns, threshold)
     if isinstance(source, Mapping):
         return dict_to_table(source, kind, origin.name, threshold)
     raise InputError(f"cannot read {kind} from {type(source).__name__}: give a path, DataFrame, Arrow table or dict")

@@ -148,8 +148,8 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
     bad = lines.filter(too_few).head(1)
     if bad.height:
         line, found = bad.get_column(_LINE)[0], bad.get_column("fields")[0]
-        extra = " (trec_eval refuses fields after the grade too)" if found > expected else ""
-        raise InputError(f"{name}:{line}: expected {expected} columns ({_LAYOUT[kind]}), found {found}{extra}")
+        hint = " (trec_eval refuses fields after the grade too)" if found > expected else ""
+        raise InputError(f"{name}:{line}: expected {expected} columns ({_LAYOUT[kind]}), found {found}{hint}")
     parts = pl.col(_TEXT).str.splitn(" ", expected + 1)
     frame = lines.select(
         *(parts.struct.field(f"field_{i}").alias(column) for i, column in enumerate(columns)),
@@ -157,7 +157,7 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
         (pl.col("fields") > expected).alias("extra"),
     )
     line_numbers = frame.get_column(_LINE)
-    run_name = frame.get_column("tag")[0] if kind == "run" else None
+    run_name: str | None = frame.get_column("tag")[0] if kind == "run" else None
     table = make_table(
         frame.select(QID, DOCID, VALUE).with_row_index(ROW),
         kind,

@@ -253,7 +253,8 @@ def _train_xgboost(job: _Job) -> Ranker:
               **job.given}  # fmt: skip
     matrix = xgb.DMatrix(job.train.to_scipy(), label=job.train.labels)
     matrix.set_group(job.train.group_sizes)
-    evals, history = [], []
+    evals: list[tuple[Any, str]] = []
+    history: list[dict[str, float]] = []
     if job.valid is not None:
         valid_matrix = xgb.DMatrix(job.valid.to_scipy(), label=job.valid.labels)
         valid_matrix.set_group(job.valid.group_sizes)

@@ -39,7 +39,7 @@ from ..errors import RankwiseError
 try:
     import torch
 except ImportError:  # the optional extra is not installed; require_torch() says so
-    torch = None
+    torch = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from torch import Tensor

@@ -472,9 +472,9 @@ def _classify(stream: bytes) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         ignore_errors=True,
     )
     a = frame.get_column("a").to_numpy()  # nulls become NaN: a NaN (null or "nan") is never valid here
-    b = frame.get_column("b")
-    b_null = b.is_null().to_numpy()
-    b = b.to_numpy()
+    b_column = frame.get_column("b")
+    b_null = b_column.is_null().to_numpy()
+    b = b_column.to_numpy()
     code = np.empty(len(a) + 1, dtype=np.uint8)
     code[-1] = _MARK
     np.isnan(a, out=code[:-1].view(bool))
@@ -644,8 +644,10 @@ def _assemble(
         indptr, values = rows.indptr, rows.values
     width = num_features if num_features is not None else (int(columns.max()) + 1 if len(columns) else 0)
     qids, offsets = _groups(rows, name, path, query_file, require_groups, qid_order)
-    arrays = (labels, qids, offsets, indptr, columns, values)
-    return LtrData(*(_frozen(np.ascontiguousarray(array)) for array in arrays), num_features=width, source=name)
+    labels, qids, offsets, indptr, columns, values = (
+        _frozen(np.ascontiguousarray(array)) for array in (labels, qids, offsets, indptr, columns, values)
+    )
+    return LtrData(labels, qids, offsets, indptr, columns, values, num_features=width, source=name)
 
 
 def _sort_rows(indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -817,7 +819,7 @@ def write_svmlight(
     else:
         label_text = _format_floats(label_values.astype(np.float64))
     # A row is "<label>[ qid:<qid>]", then " <index>:<value>" per feature, then "[ #docid = <id>]\n".
-    head = [label_text]
+    head: list[pl.Series | pl.Expr] = [label_text]
     if not query_file:
         head += [pl.lit(" qid:"), pl.Series(data.qids).cast(pl.String).gather(data.row_groups())]
     heads = pl.select(pl.concat_str(head)).to_series()

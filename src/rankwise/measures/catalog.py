@@ -537,9 +537,11 @@ def suggest(name: str) -> str:
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
     close += [c for c in difflib.get_close_matches(base, candidates, n=3, cutoff=0.5) if c not in close]
     lowered = [c for c in candidates if c.lower() == base.lower()]  # the same name in another case comes first
-    seen: set[str] = set()
-    unique = [c for c in lowered + close if not (c.lower() in seen or seen.add(c.lower()))]  # each name once
-    return f"; did you mean {', '.join(unique[:3])}?" if unique else "; `rankwise measures` lists them all"
+    unique: dict[str, str] = {}
+    for candidate in lowered + close:
+        unique.setdefault(candidate.lower(), candidate)  # each name once, in its first spelling
+    shown = list(unique.values())[:3]
+    return f"; did you mean {', '.join(shown)}?" if shown else "; `rankwise measures` lists them all"
 
 
 use_catalog(family)
