@@ -10,13 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 import rankwise
+from conftest import close
 from rankwise import RankwiseError, compare_dialects, get_dialect, parse_measure
 from rankwise.cli import main
 from rankwise.dialects import DIALECTS, dialect_names, resolve_dialect
-
-
-def close(a: float, b: float) -> bool:
-    return (math.isnan(a) and math.isnan(b)) or math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 def close32(a: float, b: float) -> bool:

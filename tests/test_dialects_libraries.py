@@ -44,6 +44,7 @@ import polars as pl
 import pytest
 
 import rankwise
+from conftest import close
 from recsys_lists import MODELS, THRESHOLD, all_scores, lists, skip_without_data
 
 KS = (10, 20)
@@ -55,11 +56,7 @@ Values = dict[str, float]  # user id -> value; NaN = undefined / not scored
 
 # ----------------------------------------------------------------------------------------------- helpers
 def same(a: float | None, b: float | None, tol: float = TOL) -> bool:
-    a = math.nan if a is None else float(a)
-    b = math.nan if b is None else float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=tol, abs_tol=tol)
+    return close(a, b, rel_tol=tol, abs_tol=tol)
 
 
 @functools.cache

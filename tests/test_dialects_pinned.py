@@ -64,6 +64,7 @@ import polars as pl
 import pytest
 
 import rankwise
+from conftest import close
 from recsys_lists import MODELS, THRESHOLD, all_scores, lists, skip_without_data
 
 KS = (10, 20)
@@ -1095,11 +1096,7 @@ PINNED: dict[str, Pinned] = {
 
 
 def same(a: float | None, b: float | None) -> bool:
-    a = math.nan if a is None else float(a)
-    b = math.nan if b is None else float(b)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=TOL, abs_tol=TOL)
+    return close(a, b, rel_tol=TOL, abs_tol=TOL)
 
 
 def has_per_user(label: str, measure: str) -> bool:

@@ -8,7 +8,6 @@ ties fall in pandas' unstable sort order).
 
 from __future__ import annotations
 
-import math
 from importlib.metadata import version
 
 import numpy as np
@@ -19,6 +18,7 @@ pytest.importorskip("replay")
 metrics = pytest.importorskip("replay.metrics")
 
 import rankwise  # noqa: E402
+from conftest import close as shared_close  # noqa: E402
 
 KS = [1, 3, 5, 10]
 MEASURES = {"Precision": "P", "Recall": "R", "MAP": "AP", "NDCG": "nDCG", "MRR": "RR", "HitRate": "HitRate"}
@@ -29,7 +29,7 @@ needs_item_id_ties = pytest.mark.skipif(
 
 
 def close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+    return shared_close(a, b, abs_tol=1e-9)
 
 
 def make_data(seed: int, *, ties: bool = True, zero_users: bool = False):

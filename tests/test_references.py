@@ -39,17 +39,12 @@ import numpy as np
 import pytest
 
 import rankwise
+from conftest import close
 
 stats = pytest.importorskip("scipy.stats")
 metrics = pytest.importorskip("sklearn.metrics")
 
 SEEDS = range(40)
-
-
-def _close(a: float, b: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------- Kendall's tau
@@ -90,11 +85,11 @@ def test_kendall_tau_equals_scipy(seed):
     expected = {q: _scipy_tau(qrels[q], run[q]) for q in qrels}
     for qid, value in expected.items():
         got = result.per_query[qid]["KendallTau"]
-        assert _close(got, value), (seed, qid, got, value)
+        assert close(got, value), (seed, qid, got, value)
     defined = [v for v in expected.values() if not math.isnan(v)]
     assert result.undefined["KendallTau"] == len(expected) - len(defined)
     if defined:
-        assert _close(result.aggregate["KendallTau"], sum(defined) / len(defined))
+        assert close(result.aggregate["KendallTau"], sum(defined) / len(defined))
     else:
         assert math.isnan(result.aggregate["KendallTau"])
 
@@ -111,7 +106,7 @@ def test_kendall_tau_on_long_queries_equals_scipy(seed):
         run[f"q{q}"] = {d: float(s) for d, s in zip(docs, rng.integers(0, 40, n) / 4)}
     result = rankwise.evaluate(qrels, run, ["KendallTau"])
     for qid in qrels:
-        assert _close(result.per_query[qid]["KendallTau"], _scipy_tau(qrels[qid], run[qid])), qid
+        assert close(result.per_query[qid]["KendallTau"], _scipy_tau(qrels[qid], run[qid])), qid
 
 
 def test_kendall_tau_cases_include_undefined_and_defined_values():
@@ -130,7 +125,7 @@ def test_kendall_tau_respects_depth(seed):
            for q, docs in run.items()}  # fmt: skip
     result = rankwise.evaluate(qrels, run, ["KendallTau"], depth=depth)
     for qid in qrels:
-        assert _close(result.per_query[qid]["KendallTau"], _scipy_tau(qrels[qid], cut[qid]))
+        assert close(result.per_query[qid]["KendallTau"], _scipy_tau(qrels[qid], cut[qid]))
 
 
 # ----------------------------------------------------------------------------------------------- nDCG and DCG
@@ -205,9 +200,9 @@ def test_ndcg_equals_sklearn(seed, drop_judged):
             for qid in qrels:
                 y_true, y_score = _sklearn_inputs(qrels[qid], run[qid], missing[qid], gain)
                 expected[qid] = float(metrics.ndcg_score(y_true, y_score, k=k, ignore_ties=True))
-                assert _close(pq[qid][key], expected[qid]), (seed, qid, key, pq[qid][key], expected[qid])
+                assert close(pq[qid][key], expected[qid]), (seed, qid, key, pq[qid][key], expected[qid])
             mean = sum(expected.values()) / len(expected)
-            assert _close(result.aggregate[key], mean), (seed, key)
+            assert close(result.aggregate[key], mean), (seed, key)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -222,7 +217,7 @@ def test_dcg_equals_sklearn(seed):
                 y_true, y_score = _sklearn_inputs(qrels[qid], run[qid], [], gain)
                 expected = float(metrics.dcg_score(y_true, y_score, k=k, ignore_ties=True))
                 got = result.per_query[qid][key]
-                assert _close(got, expected), (seed, qid, key, got, expected)
+                assert close(got, expected), (seed, qid, key, got, expected)
 
 
 def test_ndcg_ideal_uses_unretrieved_judged_documents_unlike_sklearn_on_the_run_alone():
@@ -272,16 +267,16 @@ def test_auc_equals_sklearn_per_query_weighted_and_pooled(seed):
         all_y += y
         all_s += s
         expected = metrics.roc_auc_score(y, s) if 0 < sum(y) < len(y) else math.nan
-        assert _close(result.per_query[q]["AUC"], expected), q
+        assert close(result.per_query[q]["AUC"], expected), q
         if not math.isnan(expected):
             per_query.append(expected)
             weights.append(sum(y))
     assert result.undefined["AUC"] == len(run) - len(per_query)
-    assert _close(result.aggregate["AUC"], float(np.mean(per_query)) if per_query else math.nan)
+    assert close(result.aggregate["AUC"], float(np.mean(per_query)) if per_query else math.nan)
     weighted = float(np.average(per_query, weights=weights)) if per_query else math.nan
-    assert _close(result.aggregate["AUC(mean=positives)"], weighted)
+    assert close(result.aggregate["AUC(mean=positives)"], weighted)
     pooled = metrics.roc_auc_score(all_y, all_s) if 0 < sum(all_y) < len(all_y) else math.nan
-    assert _close(result.aggregate["AUC(mean=pooled)"], pooled)
+    assert close(result.aggregate["AUC(mean=pooled)"], pooled)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -293,4 +288,4 @@ def test_auc_at_k_equals_sklearn_on_the_top_k(seed):
         top = dict(sorted(top.items(), key=lambda kv: -kv[1])[:3])  # score desc, ties by doc id desc
         y, s = _labels(qrels[q], top)
         expected = metrics.roc_auc_score(y, s) if 0 < sum(y) < len(y) else math.nan
-        assert _close(result.per_query[q]["AUC@3"], expected), q
+        assert close(result.per_query[q]["AUC@3"], expected), q

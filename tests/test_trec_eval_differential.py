@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import rankwise
+from conftest import close
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -130,12 +131,6 @@ def make_case(seed: int) -> tuple[dict, dict]:
     return qrels, run
 
 
-def _close(a: float, b: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-
-
 def _aggregate_reference(per_query: dict[str, dict[str, float]], key: str) -> float:
     """trec_eval's 'all' value of ``key`` from pytrec_eval's per-query values."""
     values = [vals[key] for vals in per_query.values()]
@@ -158,13 +153,13 @@ def _compare(result: rankwise.EvaluationResult, ref: dict[str, dict[str, float]]
             got = pq[qid][key]
             if name == "gm_map":
                 got = math.log(max(got, MIN_GEO_MEAN))
-            if not _close(got, expected):
+            if not close(got, expected):
                 mismatches.append(f"query {qid} {name} ({key}): rankwise {got!r} != trec_eval {expected!r}")
     for name in names:
         key = key_for.get(name, name)
         expected = _aggregate_reference(ref, name)
         got = result.aggregate[key]
-        if not _close(got, expected):
+        if not close(got, expected):
             mismatches.append(f"aggregate {name} ({key}): rankwise {got!r} != trec_eval {expected!r}")
     return mismatches
 
