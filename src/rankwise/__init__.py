@@ -9,8 +9,8 @@ reference implementation, and is computed on flat arrays.
 0.5
 """
 
+from .compare_dialects import compare_dialects
 from .dialects import get_dialect
-from .dialects.compare import compare_dialects
 from .errors import InputError, MeasureError, RankwiseError
 from .evaluate import EvaluationResult, evaluate
 from .io import load_qrels, load_run

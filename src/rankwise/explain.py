@@ -65,7 +65,7 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
 def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
     """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given."""
     from .dialects import resolve_dialect
-    from .evaluate import resolve_policies
+    from .pipeline.plan import resolve_policies
 
     chosen, note = resolve_dialect(dialect) if dialect else (None, None)
     policies = resolve_policies(chosen, rel_level=rel_level)
@@ -103,7 +103,7 @@ def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int, **i
     from rich.console import Console
     from rich.table import Table
 
-    from .dialects.compare import compare_dialects
+    from .compare_dialects import compare_dialects
 
     comparison = compare_dialects(qrels, run, measures, rel_level=rel_level, **inputs)
     table = Table()

@@ -9,9 +9,9 @@ import math
 
 import numpy as np
 
-from .evaluate import EvaluationResult
 from .measures import Measure, trec_name
 from .measures.trec_names import RUNID, SUMMARY_ONLY, trec_order
+from .pipeline.result import EvaluationResult
 
 FORMATS = ("table", "trec", "json", "csv")
 

@@ -7,15 +7,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InputError, MeasureError
-from ..evaluate import MeasureLike, evaluate, rating_threshold, resolve_measures
-from ..io import load_qrels, load_run
-from ..io.interactions import load_interactions
-from ..io.table import Table
-from ..measures import Measure
-from ..policies import Policies
-from .catalog import DIALECTS
-from .spec import Dialect
+from .dialects import DIALECTS, Dialect, get_dialect
+from .errors import InputError, MeasureError
+from .evaluate import evaluate
+from .io import load_qrels, load_run
+from .io.interactions import load_interactions
+from .io.table import Table
+from .measures import Measure
+from .pipeline.plan import MeasureLike, rating_threshold, resolve_measures
+from .policies import Policies
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,6 @@ def compare_dialects(
 
     Each row carries the reasons its dialect differs from trec_eval (``AP: denom=min_k_R (...)``).
     """
-    from . import get_dialect
-
     chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
     measure_list = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     run_table = load_run(run, run_columns)

@@ -1,0 +1,123 @@
+"""Align and compute: each query group's rankings in the aligned form, then every measure's per-query values and
+aggregate from the kernels."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..aligned import Aligned, align
+from ..errors import InputError, MeasureError
+from ..kernels import KERNELS, aggregate_measure, apply_empty_policy
+from ..measures import Measure
+from ..policies import Policies
+from .load import Inputs
+from .plan import Plan, QueryGroup
+
+
+@dataclass(frozen=True)
+class GroupValues:
+    """The values of one query group: ``values[i]`` is row ``rows[i]`` of the plan over ``aligned.query_ids``."""
+
+    group: QueryGroup
+    aligned: Aligned
+    values: np.ndarray
+    aggregates: tuple[float, ...]
+    caveats: tuple[str, ...]
+
+
+def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None) -> list[GroupValues]:
+    """Align the inputs once per query group and compute that group's measures."""
+    out = []
+    for group in plan.groups:
+        aligned = with_candidates(align(inputs.qrels, inputs.run, group.policies), inputs.train, catalog)
+        pairs = [plan.pairs[i] for i in group.rows]
+        values, aggregates, caveats = compute(aligned, pairs, group.policies)
+        if group.policies.queries != plan.policies.queries:
+            caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
+        out.append(GroupValues(group, aligned, values, tuple(aggregates), caveats))
+    return out
+
+
+def resolved_rel(measure: Measure, policies: Policies) -> int:
+    """The relevance threshold in force: the measure's own ``rel``, else the evaluation's ``rel_level``."""
+    value = measure.option("rel")
+    return int(value) if isinstance(value, int) else policies.rel_level  # rel is an int parameter
+
+
+def compute(
+    aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies
+) -> tuple[np.ndarray, list[float], tuple[str, ...]]:
+    """Per-query values, one row per measure (each distinct measure computed once), aggregates and caveats.
+
+    ``ties=average`` is an expectation, defined only for measures linear in per-rank values; any other
+    measure is computed on the layout order (tied documents by doc id descending) and says so in a caveat.
+    """
+    values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
+    aggregates = []
+    done: dict[tuple[Measure, int], np.ndarray] = {}
+    caveats = []
+    ordered = dataclasses.replace(aligned, tie_group=None) if aligned.tie_group is not None else aligned
+    for i, (key, measure) in enumerate(pairs):
+        data = aligned
+        if aligned.tie_group is not None and not measure.spec.tie_average:
+            data = ordered
+            if not measure.orders_ties_itself:
+                caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
+                               "values); tied documents were ordered by doc id, descending")  # fmt: skip
+        rel = resolved_rel(measure, policies)
+        done_key = (measure, rel)
+        if done_key not in done:
+            done[done_key] = apply_empty_policy(data, measure, rel, KERNELS[measure.name](data, measure, rel))
+            _refuse_overflow(key, done[done_key], data)
+        values[i] = done[done_key]
+        aggregates.append(aggregate_measure(data, measure, rel, values[i]))
+    return values, aggregates, tuple(caveats)
+
+
+def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
+    """A per-query value beyond float64's range (gains so large their sum overflows) is an error, never a value."""
+    infinite = np.flatnonzero(np.isinf(values))
+    if len(infinite):
+        raise MeasureError(
+            f"{key}: the value of query {aligned.query_ids[infinite[0]]!r} overflows float64 (gains too large); "
+            f"{len(infinite)} of {aligned.num_queries} queries affected"
+        )
+
+
+def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any) -> Aligned:
+    """``aligned`` with each query's candidate count (see :func:`candidate_counts`)."""
+    aligned.num_candidates = candidate_counts(aligned.query_ids, train, catalog)
+    return aligned
+
+
+def candidate_counts(query_ids: list[str], train: pl.DataFrame | None, catalog: Any) -> np.ndarray | None:
+    """Per query: catalogue size − the user's distinct training items, or None without training interactions.
+
+    ``catalog`` is the number of items or the items themselves; by default the items seen in training (Elliot's
+    ``num_items``)."""
+    if train is None:
+        if catalog is not None:
+            raise InputError("catalog= counts each user's candidates against their training items: give train= too")
+        return None
+    if catalog is None:
+        size = train.get_column("doc_id").n_unique()
+    elif isinstance(catalog, int) and not isinstance(catalog, bool):
+        size = catalog
+    elif isinstance(catalog, Iterable) and not isinstance(catalog, (str, bytes)):
+        size = len({str(item) for item in catalog})
+    else:
+        raise InputError(f"catalog must be a number of items or the items, not {type(catalog).__name__}")
+    seen = train.group_by("query_id").len()
+    counts = dict(zip(seen.get_column("query_id").to_list(), seen.get_column("len").to_list()))
+    out = np.array([size - counts.get(q, 0) for q in query_ids], dtype=np.float64)
+    if len(out) and out.min() < 1:
+        user = query_ids[int(np.argmin(out))]
+        raise InputError(f"a catalogue of {size} items leaves user {user!r} no candidate (it has "
+                         f"{counts.get(user, 0)} training items): give catalog= the full item count")  # fmt: skip
+    return out

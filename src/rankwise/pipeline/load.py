@@ -1,0 +1,59 @@
+"""Load: qrels, run and training interactions into validated tables, as the plan's dialect reads them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from ..dialects import Dialect
+from ..errors import EmptyInputError
+from ..io import load_qrels, load_run
+from ..io.interactions import load_interactions
+from ..io.table import Kind, Origin, Table, empty_table
+from .plan import Plan
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The loaded inputs of one evaluation."""
+
+    qrels: Table
+    run: Table
+    train: pl.DataFrame | None = None
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What reading the files noticed (run words after the tag, empty input read as data)."""
+        return (*self.qrels.notes, *self.run.notes)
+
+
+def load_inputs(
+    plan: Plan,
+    qrels: Any,
+    run: Any,
+    *,
+    train: Any = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> Inputs:
+    """Read every input once (see :func:`rankwise.io.load`); training interactions only when given."""
+    return Inputs(
+        _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold)),
+        _load(plan.dialect, "run", lambda: load_run(run, run_columns)),
+        load_interactions(train) if train is not None else None,
+    )
+
+
+def _load(dialect: Dialect | None, kind: Kind, read: Callable[[], Table]) -> Table:
+    """``read()``, or under a dialect that reads empty input as data, an empty table with a note saying so."""
+    try:
+        return read()
+    except EmptyInputError as exc:
+        if dialect is None or dialect.empty_input != "data":
+            raise
+        what = ("every judged query is scored as an empty ranking" if kind == "run"
+                else "no query is evaluated and every mean is undefined")  # fmt: skip
+        return empty_table(kind, Origin(kind), f"{kind} has no rows ({exc}): under {dialect.key} {what}")
