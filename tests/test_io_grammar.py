@@ -387,12 +387,15 @@ def test_tsv_and_recbole_ids_are_text_values_still_numbers(tmp_path: Path) -> No
         rankwise.io.load_run(bad)
 
 
-def test_integer_ids_from_typed_sources_are_still_integers_as_text(tmp_path: Path) -> None:
+def test_integer_ids_from_typed_sources_stay_integers_and_are_reported_as_text(tmp_path: Path) -> None:
     import polars as pl
 
     frame = pl.DataFrame({"query_id": [7], "doc_id": [1], "score": [1.0]})
     frame.write_parquet(tmp_path / "r.parquet")
-    assert rankwise.io.load_run(tmp_path / "r.parquet").frame.get_column("query_id").to_list() == ["7"]
+    table = rankwise.io.load_run(tmp_path / "r.parquet")
+    assert table.frame.schema["query_id"] == pl.Int64 and table.frame.get_column("query_id").to_list() == [7]
+    result = rankwise.evaluate({"7": {"1": 1}}, tmp_path / "r.parquet", "P@1")  # text qrels, integer run ids
+    assert result.query_ids == ("7",) and result.aggregate["P@1"] == 1.0
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -109,7 +109,9 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     """Row order that groups queries by index and sorts each by score descending under the tie policy.
 
     Runs are usually written query by query in score order; that is checked in O(n) and then only the
-    groups of tied scores are sorted by doc id. Otherwise a stable sort on (query, -score) comes first.
+    groups of tied scores are sorted by doc id. Otherwise a stable sort on (query, -score) comes first; rows not
+    grouped by query are grouped first (a stable sort on the query alone), which halves the time of the two-key
+    sort on shuffled input.
     """
     n = len(qidx)
     if n == 0:
@@ -119,9 +121,13 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     if contiguous and np.all(new_query | (np.diff(score) <= 0)):
         order = np.argsort(qidx, kind="stable")
     else:
-        by_score = pl.DataFrame({"q": qidx, "s": score}).with_row_index("i")
+        grouped = np.arange(n, dtype=np.int64)
+        if not contiguous:
+            by_query = pl.DataFrame({"q": qidx}).with_row_index("i").sort("q", maintain_order=True)
+            grouped = by_query.get_column("i").to_numpy().astype(np.int64)
+        by_score = pl.DataFrame({"q": qidx[grouped], "s": score[grouped]}).with_row_index("i")
         by_score = by_score.sort(["q", "s"], descending=[False, True], maintain_order=True)
-        order = by_score.get_column("i").to_numpy().astype(np.int64)
+        order = grouped[by_score.get_column("i").to_numpy()]
     if ties is TiePolicy.INPUT_ORDER:
         return order  # (``average`` orders ties by doc id too, for a deterministic layout)
     q, s = qidx[order], score[order]
@@ -133,8 +139,8 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     in_group[:-1] |= tied_with_next
     group = np.cumsum(np.concatenate(([True], ~tied_with_next)))
     rows = np.flatnonzero(in_group)
-    docs = doc_ids.gather(order[rows])
-    tied = pl.DataFrame({"g": group[rows], "num": docs.cast(pl.Int64, strict=False), "doc": docs})
+    docs = doc_ids.gather(order[rows])  # integer ids are ordered by their decimal text, as string ids are
+    tied = pl.DataFrame({"g": group[rows], "num": docs.cast(pl.Int64, strict=False), "doc": docs.cast(pl.String)})
     keys = ["g", "num", "doc"] if ties is TiePolicy.DOCNO_DESC_NUMERIC else ["g", "doc"]
     descending = [False] + [ties is not TiePolicy.DOCNO_ASC] * (len(keys) - 1)
     tied = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True)
@@ -143,17 +149,37 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     return order
 
 
+def _by_text(ids: pl.Series) -> pl.Series:
+    """Distinct ids in the byte order of their text (integer ids as their decimal text: 10 before 9)."""
+    ids = ids.unique()
+    return ids.sort() if ids.dtype == pl.String else ids.gather(ids.cast(pl.String).arg_sort())
+
+
+def _same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:
+    """Both tables with the same id types: integer ids on one side and text on the other become text."""
+    if all(qrels.frame.schema[c] == run.frame.schema[c] for c in (QID, DOCID)):
+        return qrels, run
+    return qrels.with_text_ids(), run.with_text_ids()
+
+
+def _text(ids: pl.Series) -> tuple[str, ...]:
+    return tuple(ids.cast(pl.String).to_list())
+
+
 def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
 
-    Raises :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query).
+    Ids are matched in their own type (integers as integers, with no per-row text); query order and every id
+    reported are the ids' text. Raises :class:`InputError` when no query is left to evaluate (e.g. run and qrels
+    share no query).
     """
-    run_q = run.frame.get_column(QID).unique().sort()
-    qrels_q = qrels.frame.get_column(QID).unique().sort()
+    qrels, run = _same_id_types(qrels, run)
+    run_q = _by_text(run.frame.get_column(QID))
+    qrels_q = _by_text(qrels.frame.get_column(QID))
     run_in_qrels = run_q.is_in(qrels_q.implode())
     qrels_in_run = qrels_q.is_in(run_q.implode())
-    run_only = tuple(run_q.filter(~run_in_qrels).to_list())
-    qrels_only = tuple(qrels_q.filter(~qrels_in_run).to_list())
+    run_only = _text(run_q.filter(~run_in_qrels))
+    qrels_only = _text(qrels_q.filter(~qrels_in_run))
     no_relevant: tuple[str, ...] = ()
     scored_empty = qrels_only if policies.queries is QuerySet.QRELS else ()
     if policies.queries is QuerySet.QRELS:
@@ -161,14 +187,14 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     elif policies.queries is QuerySet.RUN:
         evaluated = run_q
     elif policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
-        evaluated = qrels.frame.filter(pl.col(VALUE) >= policies.rel_level).get_column(QID).unique().sort()
-        no_relevant = tuple(qrels_q.filter(~qrels_q.is_in(evaluated.implode())).to_list())
+        evaluated = _by_text(qrels.frame.filter(pl.col(VALUE) >= policies.rel_level).get_column(QID))
+        no_relevant = _text(qrels_q.filter(~qrels_q.is_in(evaluated.implode())))
         if policies.queries is QuerySet.COMMON_RELEVANT:
             missing = set(qrels_only)
             no_relevant = tuple(q for q in no_relevant if q not in missing)
             evaluated = evaluated.filter(evaluated.is_in(run_q.implode()))
         else:
-            scored_empty = tuple(evaluated.filter(~evaluated.is_in(run_q.implode())).to_list())
+            scored_empty = _text(evaluated.filter(~evaluated.is_in(run_q.implode())))
     else:
         evaluated = run_q.filter(run_in_qrels)
     if evaluated.len() == 0 and policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
@@ -176,14 +202,14 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     if evaluated.len() == 0 and qrels.frame.height > 0:  # empty qrels reach here only when a dialect accepts them
         raise InputError(
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
-            f"(run has {run_q.len()} queries, e.g. {run_q[0]!r}; qrels has {qrels_q.len()}, e.g. {qrels_q[0]!r})"
+            f"(run has {run_q.len()} queries, e.g. {_text(run_q[:1])[0]!r}; "
+            f"qrels has {qrels_q.len()}, e.g. {_text(qrels_q[:1])[0]!r})"
         )
     num_queries = evaluated.len()
-    query_index = pl.col(QID).cast(pl.Enum(evaluated.to_list()), strict=False).to_physical().alias("qidx")
+    query_index = pl.DataFrame({QID: evaluated, "qidx": np.arange(num_queries, dtype=np.int64)})
     grades = qrels.frame.select(QID, DOCID, pl.col(VALUE).alias("grade"))
     ranked = (
-        run.frame.with_columns(query_index)
-        .drop_nulls("qidx")
+        run.frame.join(query_index, on=QID, how="inner", maintain_order="left")
         .join(grades, on=[QID, DOCID], how="left", maintain_order="left")
     )
     qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
@@ -207,10 +233,10 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         new_group = np.ones(len(qidx), dtype=bool)
         new_group[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
         tie_group = np.cumsum(new_group) - 1
-    judged = qrels.frame.select(query_index, VALUE).drop_nulls("qidx")
+    judged = qrels.frame.join(query_index, on=QID, how="inner", maintain_order="left").select("qidx", VALUE)
     qrel_qidx = judged.get_column("qidx").to_numpy().astype(np.int64)
     by_query = np.argsort(qrel_qidx, kind="stable")
-    evaluated_ids = evaluated.to_list()
+    evaluated_ids = list(_text(evaluated))
     accounting = QueryAccounting(
         evaluated=num_queries,
         run_only=run_only if policies.queries is not QuerySet.RUN else (),

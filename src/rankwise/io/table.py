@@ -7,6 +7,7 @@ grades for qrels and float64 scores for runs. Every row keeps its input position
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -39,10 +40,13 @@ class Origin:
 
 @dataclass(frozen=True)
 class Table:
-    """Validated judgments or run: columns query_id (str), doc_id (str), value, row (input position).
+    """Validated judgments or run: columns query_id, doc_id, value, row (input position).
 
-    ``notes``: what the reader accepted but did not use (one line each, naming the file), e.g. run lines
-    with fields after the tag, which trec_eval ignores."""
+    Ids are text (String), or Int64 when the source typed the whole column as integers (DataFrames, Arrow,
+    parquet): integer ids stay integers, so large tables are never turned into per-row strings; wherever the order
+    or the spelling of an id matters (doc-id tie order, output) its decimal text is used, so results do not depend
+    on the id type. ``notes``: what the reader accepted but did not use (one line each, naming the file), e.g. run
+    lines with fields after the tag, which trec_eval ignores."""
 
     kind: Kind
     frame: pl.DataFrame
@@ -50,11 +54,21 @@ class Table:
     run_name: str | None = None
     notes: tuple[str, ...] = ()
 
+    def with_text_ids(self) -> Table:
+        """This table with both id columns as text."""
+        if all(self.frame.schema[c] == pl.String for c in (QID, DOCID)):
+            return self
+        frame = self.frame.with_columns(pl.col(QID).cast(pl.String), pl.col(DOCID).cast(pl.String))
+        return dataclasses.replace(self, frame=frame)
 
-def _ids_to_text(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Expr:
+
+def _ids(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Expr:
+    """The id column as String, or as Int64 when it holds integers (UInt64 becomes text: it may not fit)."""
     dtype = frame.schema[column]
     if dtype == pl.String:
         return pl.col(column)
+    if dtype.is_integer() and dtype != pl.UInt64:
+        return pl.col(column).cast(pl.Int64)
     if dtype.is_integer() or dtype == pl.Categorical or dtype == pl.Enum:
         return pl.col(column).cast(pl.String)
     raise InputError(
@@ -123,13 +137,16 @@ def make_table(
     if frame.height == 0:
         raise EmptyInputError(f"{origin.name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
     frame = frame.select(
-        _ids_to_text(frame, QID, kind, origin).alias(QID),
-        _ids_to_text(frame, DOCID, kind, origin).alias(DOCID),
+        _ids(frame, QID, kind, origin).alias(QID),
+        _ids(frame, DOCID, kind, origin).alias(DOCID),
         pl.col(VALUE),
         pl.col(ROW).cast(pl.UInt32),
     )
     for column, label in ((QID, "query id"), (DOCID, "doc id")):
-        bad = _first_row(frame, pl.col(column).is_null() | (pl.col(column).str.len_bytes() == 0))
+        missing = pl.col(column).is_null()
+        if frame.schema[column] == pl.String:
+            missing = missing | (pl.col(column).str.len_bytes() == 0)
+        bad = _first_row(frame, missing)
         if bad is not None:
             raise InputError(f"{origin.locate(bad[ROW])}: {label} is missing")
     frame = _values(frame, kind, origin, threshold)

@@ -68,7 +68,7 @@ def relabel(
     unique within a query (:class:`LtrData` checks), so each row matches at most one judgment.
     """
     table = load_qrels(qrels, columns, threshold)
-    judged = table.frame.select(QID, DOCID, VALUE)
+    judged = table.with_text_ids().frame.select(QID, DOCID, VALUE)
     rows = pl.DataFrame([data.query_ids(), data.doc_ids()])
     grades = rows.join(judged, on=[QID, DOCID], how="left", maintain_order="left")[VALUE]
     missing = grades.is_null().to_numpy()
