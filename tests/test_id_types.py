@@ -65,3 +65,16 @@ def test_tied_integer_ids_are_ordered_by_their_text() -> None:
     run = pl.DataFrame({"user_id": [1, 1], "item_id": [9, 10], "score": [1.0, 1.0]})
     assert rankwise.evaluate(qrels, run, "P@1").aggregate["P@1"] == 1.0
     assert rankwise.evaluate(qrels, run, "P@1", dialect="replay").aggregate["P@1"] == 0.0
+
+
+@pytest.mark.parametrize("docs", [(-5, 0, 7), (3, 2**61, 12), (-(2**62), 2**62, 0)])
+def test_extreme_integer_doc_ids_join_as_their_text(docs: tuple[int, int, int]) -> None:
+    """Negative ids and ids whose (query, doc) key would not fit one int64 (joined on two keys instead)."""
+    qrels = pl.DataFrame({"user_id": [1, 1, 2], "item_id": [docs[0], docs[1], docs[2]], "rating": [1, 0, 2]})
+    run = pl.DataFrame({"user_id": [1, 1, 1, 2], "item_id": [docs[1], docs[0], docs[2], docs[2]],
+                        "score": [3.0, 2.0, 2.0, 1.0]})  # fmt: skip
+    measures = ["P@2", "AP", "nDCG@3", "RR"]
+    as_int = rankwise.evaluate(qrels, run, measures)
+    as_text = rankwise.evaluate(_as_text(qrels), _as_text(run), measures)
+    assert as_int.query_ids == as_text.query_ids
+    assert np.array_equal(as_int.values, as_text.values, equal_nan=True)

@@ -166,6 +166,21 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
     return tuple(ids.cast(pl.String).to_list())
 
 
+def _grades_of(ranked: pl.DataFrame, judged: pl.DataFrame, num_queries: int) -> pl.Series:
+    """The judged grade of every ranked row (null when unjudged), by (query index, doc id). Integer doc ids are
+    joined on one int64 key, qidx · span + (doc − lowest), when it fits: one hash key instead of two."""
+    docs = pl.concat([judged.get_column(DOCID), ranked.get_column(DOCID)])
+    if docs.dtype == pl.Int64 and judged.height and ranked.height:
+        lowest, highest = int(docs.min()), int(docs.max())  # type: ignore[arg-type]
+        span = highest - lowest + 1
+        if span * max(num_queries, 1) < 2**62:
+            key = pl.col("qidx") * span + (pl.col(DOCID) - lowest)
+            grades = judged.select(key.alias("key"), pl.col(VALUE).alias("grade"))
+            return ranked.select(key.alias("key")).join(grades, on="key", how="left", maintain_order="left")["grade"]
+    grades = judged.select("qidx", DOCID, pl.col(VALUE).alias("grade"))
+    return ranked.select("qidx", DOCID).join(grades, on=["qidx", DOCID], how="left", maintain_order="left")["grade"]
+
+
 def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
 
@@ -207,11 +222,9 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         )
     num_queries = evaluated.len()
     query_index = pl.DataFrame({QID: evaluated, "qidx": np.arange(num_queries, dtype=np.int64)})
-    grades = qrels.frame.select(QID, DOCID, pl.col(VALUE).alias("grade"))
-    ranked = (
-        run.frame.join(query_index, on=QID, how="inner", maintain_order="left")
-        .join(grades, on=[QID, DOCID], how="left", maintain_order="left")
-    )
+    judged = qrels.frame.join(query_index, on=QID, how="inner", maintain_order="left")
+    ranked = run.frame.join(query_index, on=QID, how="inner", maintain_order="left")
+    ranked = ranked.with_columns(_grades_of(ranked, judged, num_queries))
     qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
     score = ranked.get_column(VALUE).to_numpy()
     if policies.scores is ScorePrecision.FLOAT32:
@@ -233,7 +246,6 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         new_group = np.ones(len(qidx), dtype=bool)
         new_group[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
         tie_group = np.cumsum(new_group) - 1
-    judged = qrels.frame.join(query_index, on=QID, how="inner", maintain_order="left").select("qidx", VALUE)
     qrel_qidx = judged.get_column("qidx").to_numpy().astype(np.int64)
     by_query = np.argsort(qrel_qidx, kind="stable")
     evaluated_ids = list(_text(evaluated))
