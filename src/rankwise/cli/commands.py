@@ -7,7 +7,7 @@ import click
 from ..errors import RankwiseError
 from ..formats import FORMATS
 from ..policies import QuerySet, TiePolicy
-from .common import echo_result, fail_cleanly, input_options, recommendation_options
+from .common import InputOptions, echo_result, fail_cleanly, recommendation_options
 
 
 @click.command()
@@ -78,12 +78,7 @@ def evaluate(
     ties: str | None,
     output_format: str,
     dialect: str | None,
-    cutoffs: str | None,
-    threshold: float | None,
-    truth_cols: str | None,
-    rec_cols: str | None,
-    train: str | None,
-    catalog: int | None,
+    inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from ..evaluate import evaluate as run_evaluation
@@ -93,7 +88,7 @@ def evaluate(
     chosen = QuerySet.QRELS.value if all_queries else queries
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                             rel_level=rel_level, dialect=dialect,
-                            **input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog))  # fmt: skip
+                            **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 
@@ -131,12 +126,7 @@ def dialects(
     run: str | None,
     measures: tuple[str, ...],
     rel_level: int,
-    cutoffs: str | None,
-    threshold: float | None,
-    truth_cols: str | None,
-    rec_cols: str | None,
-    train: str | None,
-    catalog: int | None,
+    inputs: InputOptions,
 ) -> None:
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
     from ..explain import dialect_table, list_dialects
@@ -146,5 +136,5 @@ def dialects(
         return
     if not measures:
         raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
-    options = input_options(cutoffs, threshold, truth_cols, rec_cols, train, catalog)
+    options = inputs.as_arguments()
     click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -28,8 +29,48 @@ def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+@dataclass(frozen=True)
+class InputOptions:
+    """The recommendation-input options as given on the command line (``-k``, ``--threshold``, ``--truth-cols``,
+    ``--rec-cols``, ``--train``, ``--catalog``)."""
+
+    cutoffs: str | None = None
+    threshold: float | None = None
+    truth_cols: str | None = None
+    rec_cols: str | None = None
+    train: str | None = None
+    catalog: int | None = None
+
+    def as_arguments(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`rankwise.evaluate` (errors here are the user's: call inside the command)."""
+        from ..io.tabular import columns_from_names
+
+        ks = None
+        if self.cutoffs:
+            try:
+                ks = [int(k) for k in self.cutoffs.split(",") if k.strip()]
+            except ValueError:
+                raise RankwiseError(f"-k {self.cutoffs!r}: cutoffs must be integers separated by commas") from None
+        return {
+            "cutoffs": ks,
+            "threshold": self.threshold,
+            "qrels_columns": columns_from_names(self.truth_cols, "qrels"),
+            "run_columns": columns_from_names(self.rec_cols, "run"),
+            "train": self.train,
+            "catalog": self.catalog,
+        }
+
+
 def recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Options for (user, item, rating) ground truth and (user, item, score|rank) recommendation tables."""
+    """Options for (user, item, rating) ground truth and (user, item, score|rank) recommendation tables; the command
+    receives them as ``inputs: InputOptions``."""
+
+    @wraps(command)
+    def wrapper(*args: Any, cutoffs: str | None, threshold: float | None, truth_cols: str | None,
+                rec_cols: str | None, train: str | None, catalog: int | None, **kwargs: Any) -> Any:  # fmt: skip
+        inputs = InputOptions(cutoffs, threshold, truth_cols, rec_cols, train, catalog)
+        return command(*args, inputs=inputs, **kwargs)
+
     options = [
         click.option("-k", "--cutoffs", default=None, metavar="K[,K...]",
                      help="Give every measure written without a cutoff each of these cutoffs (-m nDCG -k 10,20)."),
@@ -45,35 +86,10 @@ def recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--catalog", type=int, default=None, metavar="N",
                      help="Number of items in the catalogue [default: the items in --train]."),
     ]  # fmt: skip
+    decorated: Callable[..., Any] = wrapper
     for option in reversed(options):
-        command = option(command)
-    return command
-
-
-def input_options(
-    cutoffs: str | None,
-    threshold: float | None,
-    truth_cols: str | None,
-    rec_cols: str | None,
-    train: str | None,
-    catalog: int | None,
-) -> dict:
-    from ..io.tabular import columns_from_names
-
-    ks = None
-    if cutoffs:
-        try:
-            ks = [int(k) for k in cutoffs.split(",") if k.strip()]
-        except ValueError:
-            raise RankwiseError(f"-k {cutoffs!r}: cutoffs must be integers separated by commas") from None
-    return {
-        "cutoffs": ks,
-        "threshold": threshold,
-        "qrels_columns": columns_from_names(truth_cols, "qrels"),
-        "run_columns": columns_from_names(rec_cols, "run"),
-        "train": train,
-        "catalog": catalog,
-    }
+        decorated = option(decorated)
+    return decorated
 
 
 def echo_notes(notes: list[str]) -> None:
