@@ -105,35 +105,45 @@ class Aligned:
         return total[1:] - total[self.offsets[self.qidx]]
 
 
-def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: TiePolicy) -> np.ndarray:
-    """Row order that groups queries by index and sorts each by score descending under the tie policy.
+def _rank_order(
+    qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: TiePolicy
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row order that groups queries by index and sorts each by score descending under the tie policy, with the
+    query indices and scores in that order (taken from the sort itself: no second gather of shuffled rows).
 
     Runs are usually written query by query in score order; that is checked in O(n) and then only the
-    groups of tied scores are sorted by doc id. Otherwise a stable sort on (query, -score) comes first; rows not
-    grouped by query are grouped first (a stable sort on the query alone), which halves the time of the two-key
-    sort on shuffled input.
+    groups of tied scores are sorted by doc id. Otherwise a sort on (query, -score) comes first: unstable (the
+    tie groups are put in doc-id order next, so input order does not matter), except under ``input_order``, where
+    rows are grouped by query first (a stable sort on the query alone, cheaper than a stable two-key sort of
+    shuffled rows) and then stably sorted by score.
     """
     n = len(qidx)
     if n == 0:
-        return np.zeros(0, dtype=np.int64)
+        return np.zeros(0, dtype=np.int64), qidx, score
     new_query = np.diff(qidx) != 0
     contiguous = np.count_nonzero(new_query) + 1 == np.count_nonzero(np.bincount(qidx))
     if contiguous and np.all(new_query | (np.diff(score) <= 0)):
         order = np.argsort(qidx, kind="stable")
+        q, s = qidx[order], score[order]
     else:
-        grouped = np.arange(n, dtype=np.int64)
-        if not contiguous:
-            by_query = pl.DataFrame({"q": qidx}).with_row_index("i").sort("q", maintain_order=True)
-            grouped = by_query.get_column("i").to_numpy().astype(np.int64)
-        by_score = pl.DataFrame({"q": qidx[grouped], "s": score[grouped]}).with_row_index("i")
-        by_score = by_score.sort(["q", "s"], descending=[False, True], maintain_order=True)
-        order = grouped[by_score.get_column("i").to_numpy()]
+        if ties is not TiePolicy.INPUT_ORDER:
+            by_score = pl.DataFrame({"q": qidx, "s": score}).with_row_index("i")
+            by_score = by_score.sort(["q", "s"], descending=[False, True])
+            order = by_score.get_column("i").to_numpy().astype(np.int64)
+        else:
+            grouped = np.arange(n, dtype=np.int64)
+            if not contiguous:
+                by_query = pl.DataFrame({"q": qidx}).with_row_index("i").sort("q", maintain_order=True)
+                grouped = by_query.get_column("i").to_numpy().astype(np.int64)
+            by_score = pl.DataFrame({"q": qidx[grouped], "s": score[grouped]}).with_row_index("i")
+            by_score = by_score.sort(["q", "s"], descending=[False, True], maintain_order=True)
+            order = grouped[by_score.get_column("i").to_numpy()]
+        q, s = by_score.get_column("q").to_numpy(), by_score.get_column("s").to_numpy()
     if ties is TiePolicy.INPUT_ORDER:
-        return order  # (``average`` orders ties by doc id too, for a deterministic layout)
-    q, s = qidx[order], score[order]
+        return order, q, s  # (``average`` orders ties by doc id too, for a deterministic layout)
     tied_with_next = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
     if not tied_with_next.any():
-        return order
+        return order, q, s
     in_group = np.zeros(n, dtype=bool)
     in_group[1:] |= tied_with_next
     in_group[:-1] |= tied_with_next
@@ -146,7 +156,7 @@ def _rank_order(qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: T
     tied = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True)
     within = tied.get_column("pos").to_numpy()
     order[rows] = order[rows][within]
-    return order
+    return order, q, s  # reordering inside groups of equal (query, score) leaves q and s as they are
 
 
 def _by_text(ids: pl.Series) -> pl.Series:
@@ -229,8 +239,7 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     score = ranked.get_column(VALUE).to_numpy()
     if policies.scores is ScorePrecision.FLOAT32:
         score = score.astype(np.float32).astype(np.float64)
-    order = _rank_order(qidx, score, ranked.get_column(DOCID), policies.ties)
-    qidx, score = qidx[order], score[order]
+    order, qidx, score = _rank_order(qidx, score, ranked.get_column(DOCID), policies.ties)
     grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)[order]
     offsets = np.zeros(num_queries + 1, dtype=np.int64)
     np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])

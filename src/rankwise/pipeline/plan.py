@@ -64,10 +64,11 @@ def make_plan(
     by_set: dict[str, list[int]] = {in_force.queries.value: []}
     for i, (_, measure) in enumerate(pairs):
         by_set.setdefault(overrides.get(measure.name, in_force.queries.value), []).append(i)
+    main = in_force.queries.value
+    others = sorted(name for name, rows in by_set.items() if name != main and rows)
     groups = tuple(
-        QueryGroup(dataclasses.replace(in_force, queries=QuerySet(name)), tuple(rows))
-        for name, rows in by_set.items()
-        if rows or name == in_force.queries.value
+        QueryGroup(dataclasses.replace(in_force, queries=QuerySet(name)), tuple(by_set[name]))
+        for name in [main, *others]
     )
     return Plan(tuple(pairs), in_force, chosen, groups, threshold, (note,) if note else ())
 
