@@ -89,6 +89,10 @@ def test_a_dialect_cannot_bind_what_the_catalog_does_not_have() -> None:
         Dialect("x", ("1",), "1", "", "", "", bindings={"AP": {"denom": "min_k_r"}})
     with pytest.raises(MeasureError, match="has no parameter 'ideal'"):
         Dialect("x", ("1",), "1", "", "", "", bindings={"AP": {"ideal": "hits"}})
+    with pytest.raises(MeasureError, match="denom='min_k_r' must be one of"):  # also when it has its own query set
+        Dialect("x", ("1",), "1", "", "", "", bindings={"AP": {"denom": "min_k_r"}}, measure_queries={"AP": "qrels"})
+    with pytest.raises(MeasureError, match="bind AP, not its alias 'MAP'"):
+        Dialect("x", ("1",), "1", "", "", "", measure_queries={"MAP": "qrels"})
     with pytest.raises(rankwise.RankwiseError, match="unknown tie policy"):
         Dialect("x", ("1",), "1", "", "", "", policies={"ties": "random"})
 

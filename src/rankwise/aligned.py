@@ -179,10 +179,10 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
 def _grades_of(ranked: pl.DataFrame, judged: pl.DataFrame, num_queries: int) -> pl.Series:
     """The judged grade of every ranked row (null when unjudged), by (query index, doc id). Integer doc ids are
     joined on one int64 key, qidx · span + (doc − lowest), when it fits: one hash key instead of two."""
-    docs = pl.concat([judged.get_column(DOCID), ranked.get_column(DOCID)])
+    docs, ranked_docs = judged.get_column(DOCID), ranked.get_column(DOCID)
     if docs.dtype == pl.Int64 and judged.height and ranked.height:
-        lowest, highest = int(docs.min()), int(docs.max())  # type: ignore[arg-type]
-        span = highest - lowest + 1
+        lowest = min(int(docs.min()), int(ranked_docs.min()))  # type: ignore[arg-type]
+        span = max(int(docs.max()), int(ranked_docs.max())) - lowest + 1  # type: ignore[arg-type]
         if span * max(num_queries, 1) < 2**62:
             key = pl.col("qidx") * span + (pl.col(DOCID) - lowest)
             grades = judged.select(key.alias("key"), pl.col(VALUE).alias("grade"))

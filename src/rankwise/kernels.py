@@ -36,6 +36,16 @@ def _option(m: Measure, name: str, known: tuple[str, ...]) -> ParamValue | None:
     return value
 
 
+def _run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Bool per row: the row starts a new run of equal ``keys`` (rows with equal keys adjacent), e.g. a new group
+    of tied scores within a query for keys (query, score)."""
+    starts = np.zeros(len(keys[0]), dtype=bool)
+    starts[:1] = True
+    for key in keys:
+        starts[1:] |= key[1:] != key[:-1]
+    return starts
+
+
 def _in_cutoff(a: Aligned, m: Measure, rank: np.ndarray | None = None) -> np.ndarray | None:
     """Rows within the cutoff (None without one): rank ≤ k, or ≤ k + 1 with ``within=k_plus_1``; ``rank`` is
     the rank each row is scored at (its position unless :func:`_scored_rank` says otherwise)."""
@@ -53,10 +63,8 @@ def _scored_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     basis = _option(m, "rank", ("position", "optimistic", "among_nonrelevant"))
     if basis is None or basis == "position" or not len(a.rank):
         return a.rank
-    n = len(a.qidx)
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = (a.qidx[1:] != a.qidx[:-1]) | (a.score[1:] != a.score[:-1])
-    group_start = np.maximum.accumulate(np.where(starts, np.arange(n), 0))
+    starts = _run_starts(a.qidx, a.score)
+    group_start = np.maximum.accumulate(np.where(starts, np.arange(len(starts)), 0))
     if basis == "optimistic":
         return a.rank[group_start]
     nonrelevant = ~a.relevant(rel)
@@ -217,9 +225,7 @@ def _tie_group_ends(a: Aligned, m: Measure) -> np.ndarray:
     rows = ends if keep is None else np.flatnonzero(keep)
     if not len(rows):
         return ends
-    q, s = a.qidx[rows], a.score[rows]
-    starts = np.ones(len(rows), dtype=bool)
-    starts[1:] = (q[1:] != q[:-1]) | (s[1:] != s[:-1]) | (rows[1:] != rows[:-1] + 1)
+    starts = _run_starts(a.qidx[rows], a.score[rows], rows - np.arange(len(rows)))  # a gap in rows: beyond k
     group = np.cumsum(starts) - 1
     last = np.append(np.flatnonzero(starts)[1:], len(rows)) - 1
     ends[rows] = rows[last[group]]
@@ -401,7 +407,8 @@ def kendall_tau(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     n = np.bincount(q, minlength=a.num_queries).astype(np.float64)
     pairs = n * (n - 1) / 2.0
     tied_x = _tied_pairs(q, (x,), a.num_queries)
-    tied_y = _tied_pairs(*_sorted_by(q, y), a.num_queries)
+    by_grade = np.lexsort((y, q))
+    tied_y = _tied_pairs(q[by_grade], (y[by_grade],), a.num_queries)
     tied_both = _tied_pairs(q, (x, y), a.num_queries)
     swaps = _inversions(q, np.unique(y, return_inverse=True)[1].astype(np.int64), a.num_queries)
     denominator = np.sqrt((pairs - tied_x) * (pairs - tied_y))
@@ -411,20 +418,11 @@ def kendall_tau(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return out
 
 
-def _sorted_by(q: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, tuple[np.ndarray]]:
-    order = np.lexsort((values, q))
-    return q[order], (values[order],)
-
-
 def _tied_pairs(q: np.ndarray, keys: tuple[np.ndarray, ...], num_queries: int) -> np.ndarray:
     """Per query: Σ t(t−1)/2 over the runs of equal ``keys`` (rows sorted so equal keys are adjacent)."""
     if not len(q):
         return np.zeros(num_queries)
-    starts = np.ones(len(q), dtype=bool)
-    starts[1:] = q[1:] != q[:-1]
-    for key in keys:
-        starts[1:] |= key[1:] != key[:-1]
-    first = np.flatnonzero(starts)
+    first = np.flatnonzero(_run_starts(q, *keys))
     t = np.diff(np.append(first, len(q))).astype(np.float64)
     return np.bincount(q[first], weights=t * (t - 1) / 2.0, minlength=num_queries)
 
@@ -473,8 +471,7 @@ def _pair_order_counts(
     n_neg = np.bincount(group[negative], minlength=num_groups).astype(np.float64)
     if n == 0:
         return np.zeros(num_groups), n_pos, n_neg
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = (group[1:] != group[:-1]) | (score[1:] != score[:-1])
+    starts = _run_starts(group, score)
     block = np.cumsum(starts) - 1
     block_neg = np.bincount(block, weights=negative.astype(np.float64))
     block_end = np.append(np.flatnonzero(starts)[1:], n) - 1

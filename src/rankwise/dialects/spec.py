@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
-from ..measures.spec import Measure, ParamValue
+from ..measures.spec import Measure, MeasureSpec, ParamValue
 from ..policies import Policies, QuerySet
 
 
@@ -64,22 +64,30 @@ class Dialect:
         """Check every binding against the measure catalog: a dialect cannot bind a parameter a family lacks or
         a value the parameter does not have."""
         from ..errors import MeasureError
-        from ..measures.catalog import family
 
         Policies(**cast(dict[str, Any], self.policies))
         if self.ratings not in ("binary", "graded"):
             raise MeasureError(f"dialect {self.name}: ratings={self.ratings!r} must be binary or graded")
         if self.empty_input not in ("error", "data"):
             raise MeasureError(f"dialect {self.name}: empty_input={self.empty_input!r} must be error or data")
-        for query_set in self.measure_queries.values():
+        for name, query_set in self.measure_queries.items():
+            self._family(name)
             Policies(queries=QuerySet(query_set))
-        for name, binding in {**self.bindings, **{n: {} for n in self.measure_queries}}.items():
-            spec = family(name)
-            if spec.name != name:
-                raise MeasureError(f"dialect {self.name}: bind {spec.name}, not its alias {name!r}")
+        for name, binding in self.bindings.items():
+            spec = self._family(name)
             for param, value in binding.items():
                 if value is not REL_LEVEL:
                     spec.param(param).check(value, f"dialect {self.name}: {name}")
+
+    def _family(self, name: str) -> MeasureSpec:
+        """The family a binding names, by its canonical name (an alias would silently miss measures)."""
+        from ..errors import MeasureError
+        from ..measures.catalog import family
+
+        spec = family(name)
+        if spec.name != name:
+            raise MeasureError(f"dialect {self.name}: bind {spec.name}, not its alias {name!r}")
+        return spec
 
     @property
     def key(self) -> str:
