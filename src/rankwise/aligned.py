@@ -16,6 +16,7 @@ import polars as pl
 from .errors import InputError
 from .io.table import DOCID, QID, VALUE, Table
 from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
+from .rowops import group_order, lookup, text_order_codes
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -105,66 +106,6 @@ class Aligned:
         return total[1:] - total[self.offsets[self.qidx]]
 
 
-def _rank_order(
-    qidx: np.ndarray, score: np.ndarray, doc_ids: pl.Series, ties: TiePolicy
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row order that groups queries by index and sorts each by score descending under the tie policy, with the
-    query indices and scores in that order (taken from the sort itself: no second gather of shuffled rows).
-
-    Runs are usually written query by query in score order; that is checked in O(n) and then only the
-    groups of tied scores are sorted by doc id. Otherwise a sort on (query, -score) comes first: unstable (the
-    tie groups are put in doc-id order next, so input order does not matter), except under ``input_order``, where
-    rows are grouped by query first (a stable sort on the query alone, cheaper than a stable two-key sort of
-    shuffled rows) and then stably sorted by score.
-    """
-    n = len(qidx)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64), qidx, score
-    new_query = np.diff(qidx) != 0
-    contiguous = np.count_nonzero(new_query) + 1 == np.count_nonzero(np.bincount(qidx))
-    if contiguous and np.all(new_query | (np.diff(score) <= 0)):
-        order = np.argsort(qidx, kind="stable")
-        q, s = qidx[order], score[order]
-    else:
-        if ties is not TiePolicy.INPUT_ORDER:
-            by_score = pl.DataFrame({"q": qidx, "s": score}).with_row_index("i")
-            by_score = by_score.sort(["q", "s"], descending=[False, True])
-            order = by_score.get_column("i").to_numpy().astype(np.int64)
-        else:
-            grouped = np.arange(n, dtype=np.int64)
-            if not contiguous:
-                by_query = pl.DataFrame({"q": qidx}).with_row_index("i").sort("q", maintain_order=True)
-                grouped = by_query.get_column("i").to_numpy().astype(np.int64)
-            by_score = pl.DataFrame({"q": qidx[grouped], "s": score[grouped]}).with_row_index("i")
-            by_score = by_score.sort(["q", "s"], descending=[False, True], maintain_order=True)
-            order = grouped[by_score.get_column("i").to_numpy()]
-        q, s = by_score.get_column("q").to_numpy(), by_score.get_column("s").to_numpy()
-    if ties is TiePolicy.INPUT_ORDER:
-        return order, q, s  # (``average`` orders ties by doc id too, for a deterministic layout)
-    tied_with_next = (q[1:] == q[:-1]) & (s[1:] == s[:-1])
-    if not tied_with_next.any():
-        return order, q, s
-    in_group = np.zeros(n, dtype=bool)
-    in_group[1:] |= tied_with_next
-    in_group[:-1] |= tied_with_next
-    group = np.cumsum(np.concatenate(([True], ~tied_with_next)))
-    rows = np.flatnonzero(in_group)
-    docs = doc_ids.gather(order[rows])  # integer ids are ordered by their decimal text, as string ids are
-    tied = pl.DataFrame({"g": group[rows], "num": docs.cast(pl.Int64, strict=False), "doc": docs.cast(pl.String)})
-    keys = ["g", "num", "doc"] if ties is TiePolicy.DOCNO_DESC_NUMERIC else ["g", "doc"]
-    descending = [False] + [ties is not TiePolicy.DOCNO_ASC] * (len(keys) - 1)
-    tied = tied.with_row_index("pos").sort(keys, descending=descending, nulls_last=True)
-    within = tied.get_column("pos").to_numpy()
-    order[rows] = order[rows][within]
-    return order, q, s  # reordering inside groups of equal (query, score) leaves q and s as they are
-
-
-def _by_text(ids: pl.Series) -> pl.Series:
-    """Distinct ids in the byte order of their text (integer ids as their decimal text: 10 before 9)."""
-    ids = ids.unique()
-    return ids.sort() if ids.dtype == pl.String else ids.gather(ids.cast(pl.String).arg_sort())
-
-
 def _same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:
     """Both tables with the same id types: integer ids on one side and text on the other become text."""
     if all(qrels.frame.schema[c] == run.frame.schema[c] for c in (QID, DOCID)):
@@ -176,73 +117,98 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
     return tuple(ids.cast(pl.String).to_list())
 
 
-def _grades_of(ranked: pl.DataFrame, judged: pl.DataFrame, num_queries: int) -> pl.Series:
-    """The judged grade of every ranked row (null when unjudged), by (query index, doc id). Integer doc ids are
-    joined on one int64 key, qidx · span + (doc − lowest), when it fits: one hash key instead of two."""
-    docs, ranked_docs = judged.get_column(DOCID), ranked.get_column(DOCID)
-    if docs.dtype == pl.Int64 and judged.height and ranked.height:
-        lowest = min(int(docs.min()), int(ranked_docs.min()))  # type: ignore[arg-type]
-        span = max(int(docs.max()), int(ranked_docs.max())) - lowest + 1  # type: ignore[arg-type]
-        if span * max(num_queries, 1) < 2**62:
-            key = pl.col("qidx") * span + (pl.col(DOCID) - lowest)
-            grades = judged.select(key.alias("key"), pl.col(VALUE).alias("grade"))
-            return ranked.select(key.alias("key")).join(grades, on="key", how="left", maintain_order="left")["grade"]
-    grades = judged.select("qidx", DOCID, pl.col(VALUE).alias("grade"))
-    return ranked.select("qidx", DOCID).join(grades, on=["qidx", DOCID], how="left", maintain_order="left")["grade"]
+def _tie_key(ties: TiePolicy, doc_code: np.ndarray, doc_ids: pl.Series, num_rows: int) -> np.ndarray:
+    """Per run row, the key that orders rows of equal score (ascending): the row's input position under
+    ``input_order``; else the rank of its doc id (``doc_code`` indexes ``doc_ids``, which are in text order) in the
+    policy's order, computed once per distinct id. ``average`` lays ties out by doc id descending."""
+    if ties is TiePolicy.INPUT_ORDER:
+        return np.arange(num_rows, dtype=np.int64)
+    if ties is TiePolicy.DOCNO_ASC:
+        return doc_code
+    if ties is not TiePolicy.DOCNO_DESC_NUMERIC:
+        return -doc_code
+    by_number = pl.DataFrame({"num": doc_ids.cast(pl.Int64, strict=False), "text": np.arange(len(doc_ids))})
+    position = by_number.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy()
+    rank = np.empty(len(doc_ids), dtype=np.int64)
+    rank[position] = np.arange(len(doc_ids), dtype=np.int64)
+    return rank[doc_code]
+
+
+@dataclass(frozen=True)
+class _QuerySets:
+    """Which distinct query ids (in text order) are in the run, in the qrels, and have a relevant judgment."""
+
+    ids: pl.Series
+    in_run: np.ndarray
+    in_qrels: np.ndarray
+    has_relevant: np.ndarray
+
+    def text(self, mask: np.ndarray) -> tuple[str, ...]:
+        return _text(self.ids.filter(pl.Series(mask)))
+
+
+def _evaluated(sets: _QuerySets, policies: Policies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per ``policies.queries``: (evaluated, scored as empty rankings, left out for having no relevant document),
+    each a mask over ``sets.ids``."""
+    in_run, in_qrels, has_relevant = sets.in_run, sets.in_qrels, sets.has_relevant
+    nothing = np.zeros_like(in_run)
+    if policies.queries is QuerySet.QRELS:
+        return in_qrels, in_qrels & ~in_run, nothing
+    if policies.queries is QuerySet.RUN:
+        return in_run, nothing, nothing
+    if policies.queries is QuerySet.RELEVANT:
+        return has_relevant, has_relevant & ~in_run, in_qrels & ~has_relevant
+    if policies.queries is QuerySet.COMMON_RELEVANT:
+        return has_relevant & in_run, nothing, in_qrels & ~has_relevant & in_run
+    return in_run & in_qrels, nothing, nothing
 
 
 def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
 
-    Ids are matched in their own type (integers as integers, with no per-row text); query order and every id
-    reported are the ids' text. Raises :class:`InputError` when no query is left to evaluate (e.g. run and qrels
-    share no query).
+    Ids are coded once (:func:`rankwise.rowops.text_order_codes`: integers stay integers, no per-row text); query
+    order and every id reported are the ids' text. Rows are grouped by query and ordered by (score descending, tie
+    key) in one pass, and grades looked up by doc code within each query (:mod:`rankwise.rowops`). Raises
+    :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query).
     """
     qrels, run = _same_id_types(qrels, run)
-    run_q = _by_text(run.frame.get_column(QID))
-    qrels_q = _by_text(qrels.frame.get_column(QID))
-    run_in_qrels = run_q.is_in(qrels_q.implode())
-    qrels_in_run = qrels_q.is_in(run_q.implode())
-    run_only = _text(run_q.filter(~run_in_qrels))
-    qrels_only = _text(qrels_q.filter(~qrels_in_run))
-    no_relevant: tuple[str, ...] = ()
-    scored_empty = qrels_only if policies.queries is QuerySet.QRELS else ()
-    if policies.queries is QuerySet.QRELS:
-        evaluated = qrels_q
-    elif policies.queries is QuerySet.RUN:
-        evaluated = run_q
-    elif policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
-        evaluated = _by_text(qrels.frame.filter(pl.col(VALUE) >= policies.rel_level).get_column(QID))
-        no_relevant = _text(qrels_q.filter(~qrels_q.is_in(evaluated.implode())))
-        if policies.queries is QuerySet.COMMON_RELEVANT:
-            missing = set(qrels_only)
-            no_relevant = tuple(q for q in no_relevant if q not in missing)
-            evaluated = evaluated.filter(evaluated.is_in(run_q.implode()))
-        else:
-            scored_empty = _text(evaluated.filter(~evaluated.is_in(run_q.implode())))
-    else:
-        evaluated = run_q.filter(run_in_qrels)
-    if evaluated.len() == 0 and policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
+    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
+    qrels_grade = qrels.frame.get_column(VALUE).to_numpy().astype(np.int64, copy=False)
+    sets = _QuerySets(query_ids, *(np.zeros(len(query_ids), dtype=bool) for _ in range(3)))
+    sets.in_run[run_query] = True
+    sets.in_qrels[qrels_query] = True
+    sets.has_relevant[qrels_query[qrels_grade >= policies.rel_level]] = True
+    evaluated, scored_empty, no_relevant = _evaluated(sets, policies)
+    num_queries = int(evaluated.sum())
+    if num_queries == 0 and policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
         raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
-    if evaluated.len() == 0 and qrels.frame.height > 0:  # empty qrels reach here only when a dialect accepts them
+    if num_queries == 0 and qrels.frame.height > 0:  # empty qrels reach here only when a dialect accepts them
+        run_ids, qrels_ids = query_ids.filter(pl.Series(sets.in_run)), query_ids.filter(pl.Series(sets.in_qrels))
         raise InputError(
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
-            f"(run has {run_q.len()} queries, e.g. {_text(run_q[:1])[0]!r}; "
-            f"qrels has {qrels_q.len()}, e.g. {_text(qrels_q[:1])[0]!r})"
+            f"(run has {run_ids.len()} queries, e.g. {_text(run_ids[:1])[0]!r}; "
+            f"qrels has {qrels_ids.len()}, e.g. {_text(qrels_ids[:1])[0]!r})"
         )
-    num_queries = evaluated.len()
-    query_index = pl.DataFrame({QID: evaluated, "qidx": np.arange(num_queries, dtype=np.int64)})
-    judged = qrels.frame.join(query_index, on=QID, how="inner", maintain_order="left")
-    ranked = run.frame.join(query_index, on=QID, how="inner", maintain_order="left")
-    ranked = ranked.with_columns(_grades_of(ranked, judged, num_queries))
-    qidx = ranked.get_column("qidx").to_numpy().astype(np.int64)
-    score = ranked.get_column(VALUE).to_numpy()
+    query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
+    (run_doc, qrels_doc), doc_ids = text_order_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
+    score = run.frame.get_column(VALUE).to_numpy()
     if policies.scores is ScorePrecision.FLOAT32:
         score = score.astype(np.float32).astype(np.float64)
-    order, qidx, score = _rank_order(qidx, score, ranked.get_column(DOCID), policies.ties)
-    grade = ranked.get_column("grade").fill_null(UNJUDGED).to_numpy().astype(np.int64)[order]
-    offsets = np.zeros(num_queries + 1, dtype=np.int64)
-    np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    tie_key = _tie_key(policies.ties, run_doc, doc_ids, len(score))
+    qidx = query_index[run_query]
+    if num_queries < len(query_ids):
+        keep = qidx >= 0
+        qidx, score, tie_key, run_doc = qidx[keep], score[keep], tie_key[keep], run_doc[keep]
+    order, score, _, offsets = group_order(qidx, num_queries, score, tie_key)
+    del tie_key
+    judged_qidx = query_index[qrels_query]
+    judged = judged_qidx >= 0
+    by_doc, judged_doc, judged_offsets = _judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
+    qrel_grade = qrels_grade[judged][by_doc]
+    qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
+    qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
+    grade = lookup(qidx, run_doc[order], judged_offsets, judged_doc, qrel_grade, UNJUDGED)
+    del order, run_doc
     rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
     truncated = 0
     if policies.depth is not None and len(rank) and rank.max() > policies.depth:
@@ -255,29 +221,34 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         new_group = np.ones(len(qidx), dtype=bool)
         new_group[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
         tie_group = np.cumsum(new_group) - 1
-    qrel_qidx = judged.get_column("qidx").to_numpy().astype(np.int64)
-    by_query = np.argsort(qrel_qidx, kind="stable")
-    evaluated_ids = list(_text(evaluated))
+    run_only, qrels_only = sets.text(sets.in_run & ~sets.in_qrels), sets.text(sets.in_qrels & ~sets.in_run)
     accounting = QueryAccounting(
         evaluated=num_queries,
         run_only=run_only if policies.queries is not QuerySet.RUN else (),
         qrels_only=qrels_only
         if policies.queries in (QuerySet.INTERSECTION, QuerySet.RUN, QuerySet.COMMON_RELEVANT)
         else (),
-        scored_empty=scored_empty,
+        scored_empty=sets.text(scored_empty),
         unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
         truncated_rows=truncated,
-        no_relevant=no_relevant,
+        no_relevant=sets.text(no_relevant),
     )
     return Aligned(
-        query_ids=evaluated_ids,
+        query_ids=list(sets.text(evaluated)),
         offsets=offsets,
         qidx=qidx,
         rank=rank,
         score=score,
         grade=grade,
-        qrel_qidx=qrel_qidx[by_query],
-        qrel_grade=judged.get_column(VALUE).to_numpy().astype(np.int64)[by_query],
+        qrel_qidx=qrel_qidx,
+        qrel_grade=qrel_grade,
         accounting=accounting,
         tie_group=tie_group,
     )
+
+
+def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments grouped by query and sorted by doc code within each: (row order, doc codes in that order,
+    offsets), the layout :func:`rankwise.rowops.lookup` searches."""
+    order, _, sorted_doc, offsets = group_order(qidx, num_queries, None, doc)
+    return order, sorted_doc, offsets
