@@ -163,13 +163,14 @@ def _evaluated(sets: _QuerySets, policies: Policies) -> tuple[np.ndarray, np.nda
     return in_run & in_qrels, nothing, nothing
 
 
-def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
+def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = False) -> Aligned:
     """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
 
     Ids are coded once (:func:`rankwise.rowops.text_order_codes`: integers stay integers, no per-row text); query
     order and every id reported are the ids' text. Rows are grouped by query and ordered by (score descending, tie
     key) in one pass, and grades looked up by doc code within each query (:mod:`rankwise.rowops`). Raises
-    :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query).
+    :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
+    ``allow_empty`` (one partition of a larger evaluation may hold none).
     """
     qrels, run = _same_id_types(qrels, run)
     (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
@@ -180,15 +181,8 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
     sets.has_relevant[qrels_query[qrels_grade >= policies.rel_level]] = True
     evaluated, scored_empty, no_relevant = _evaluated(sets, policies)
     num_queries = int(evaluated.sum())
-    if num_queries == 0 and policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
-        raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
-    if num_queries == 0 and qrels.frame.height > 0:  # empty qrels reach here only when a dialect accepts them
-        run_ids, qrels_ids = query_ids.filter(pl.Series(sets.in_run)), query_ids.filter(pl.Series(sets.in_qrels))
-        raise InputError(
-            f"{run.origin.name} and {qrels.origin.name} have no query in common "
-            f"(run has {run_ids.len()} queries, e.g. {_text(run_ids[:1])[0]!r}; "
-            f"qrels has {qrels_ids.len()}, e.g. {_text(qrels_ids[:1])[0]!r})"
-        )
+    if num_queries == 0 and not allow_empty:
+        _refuse_nothing_to_evaluate(qrels, run, policies, sets)
     query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
     (run_doc, qrels_doc), doc_ids = text_order_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
     score = run.frame.get_column(VALUE).to_numpy()
@@ -245,6 +239,20 @@ def align(qrels: Table, run: Table, policies: Policies) -> Aligned:
         accounting=accounting,
         tie_group=tie_group,
     )
+
+
+def _refuse_nothing_to_evaluate(qrels: Table, run: Table, policies: Policies, sets: _QuerySets) -> None:
+    """The error for an evaluation left with no query (a dialect that accepts empty qrels gets none: no query
+    is evaluated and every mean is undefined)."""
+    if policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
+        raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
+    if qrels.frame.height > 0:
+        run_ids, qrels_ids = sets.ids.filter(pl.Series(sets.in_run)), sets.ids.filter(pl.Series(sets.in_qrels))
+        raise InputError(
+            f"{run.origin.name} and {qrels.origin.name} have no query in common "
+            f"(run has {run_ids.len()} queries, e.g. {_text(run_ids[:1])[0]!r}; "
+            f"qrels has {qrels_ids.len()}, e.g. {_text(qrels_ids[:1])[0]!r})"
+        )
 
 
 def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -4,11 +4,16 @@ report (:mod:`rankwise.pipeline`)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Any
 
 from .dialects import Dialect
+from .errors import InputError
+from .io.blocks import streamable
+from .io.interactions import load_interactions
 from .pipeline.compute import compute_groups
 from .pipeline.load import load_inputs
+from .pipeline.partitioned import Progress, evaluate_in_partitions
 from .pipeline.plan import MeasureLike, make_plan
 from .pipeline.result import EvaluationResult, assemble
 from .policies import QuerySet, ScorePrecision, TiePolicy
@@ -31,6 +36,8 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     train: Any = None,
     catalog: int | Iterable[str] | None = None,
+    stream: bool | None = None,
+    progress: Progress | None = None,
 ) -> EvaluationResult:
     """Evaluate ``run`` against ``qrels`` with ``measures`` (default: trec_eval's ``official`` set).
 
@@ -48,13 +55,42 @@ def evaluate(
     number of items, or the items; by default those seen in training) give each user's candidate items, which
     Elliot's AUC family needs.
 
+    ``stream=True`` evaluates a run file (TREC text, gzip or parquet) larger than memory: it is read in blocks and
+    partitioned by query on disk (:mod:`rankwise.pipeline.partitioned`), with the same numbers as in memory;
+    ``None`` (default) does so for run files over :data:`STREAM_BYTES`. ``progress(stage, done, total)`` is called
+    as a streamed run is read and computed.
+
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
     plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, rel_level=rel_level, ties=ties,
                      queries=queries, depth=depth, scores=scores)  # fmt: skip
-    inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns)
-    return assemble(plan, inputs, compute_groups(plan, inputs, catalog))
+    if _streams(run, stream):
+        train_table = load_interactions(train) if train is not None else None
+        inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=catalog,
+                                                qrels_columns=qrels_columns, run_columns=run_columns,
+                                                progress=progress)  # fmt: skip
+    else:
+        inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns)
+        groups = compute_groups(plan, inputs, catalog)
+    return assemble(plan, inputs, groups)
+
+
+STREAM_BYTES = 1 << 30
+"""Run files larger than this are evaluated in partitions unless ``stream=False``."""
+
+
+def _streams(run: Any, stream: bool | None) -> bool:
+    """Whether to evaluate ``run`` in partitions: as asked, or by the file's size."""
+    if stream is False:
+        return False
+    if not streamable(run):
+        if stream:
+            raise InputError(f"stream=True reads a run file (TREC text, gzip or parquet), not {type(run).__name__}"
+                             if not isinstance(run, (str, Path)) else f"{run}: stream=True reads TREC text, gzip or "
+                             "parquet files; read CSV/TSV runs into a DataFrame")  # fmt: skip
+        return False
+    return bool(stream) or (Path(run).is_file() and Path(run).stat().st_size > STREAM_BYTES)
 
 
 __all__ = ["EvaluationResult", "MeasureLike", "evaluate"]

@@ -498,10 +498,15 @@ def _auc_rows(a: Aligned, m: Measure) -> np.ndarray:
 def _auc_scores(a: Aligned, m: Measure) -> tuple[np.ndarray, float]:
     """What orders a pair: the score, or with ``compare=rank`` the position (−rank, so no two rows tie); and the
     credit of a tied pair: ½, or 1 with ``compare=score_ties_win``."""
-    compare = _option(m, "compare", ("score", "rank", "score_ties_win"))
-    if compare == "rank":
+    if _option(m, "compare", ("score", "rank", "score_ties_win")) == "rank":
         return -a.rank.astype(np.float64), 0.5
-    return a.score, 1.0 if compare == "score_ties_win" else 0.5
+    return a.score, _tie_credit(m)
+
+
+def _tie_credit(m: Measure) -> float:
+    """The credit of a pair of tied scores: 1 with ``compare=score_ties_win``, else ½ (never used with
+    ``compare=rank``, where no two rows tie)."""
+    return 1.0 if _option(m, "compare", ("score", "rank", "score_ties_win")) == "score_ties_win" else 0.5
 
 
 def _elliot_terms(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
@@ -552,18 +557,27 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return out
 
 
-def pooled_auc(a: Aligned, m: Measure, rel: int) -> float:
+def _pooled_auc_inputs(a: Aligned, m: Measure, rel: int) -> dict[str, np.ndarray]:
+    """What the pooled AUC needs of each query group, per row in layout order: Elliot's terms (``form=elliot``), or
+    the score and relevance of every row the AUC compares."""
+    if _option(m, "form", ("pairs", "elliot")) == "elliot":
+        return {"terms": _elliot_terms(a, m, rel)[1]}
+    rows = _auc_rows(a, m)
+    return {"auc_score": _auc_scores(a, m)[0][rows], "auc_relevant": a.relevant(rel)[rows]}
+
+
+def _pooled_auc(m: Measure, inputs: dict[str, np.ndarray]) -> float:
     """One ROC AUC over every ranked (query, document) row of all queries, compared by score across queries
     (the "stacked" AUC: scikit-learn roc_auc_score on the concatenated rows); NaN without both classes.
     ``form=elliot``: the mean of Elliot's terms over every (query, relevant document) pair."""
-    if _option(m, "form", ("pairs", "elliot")) == "elliot":
-        _, terms = _elliot_terms(a, m, rel)
+    if "terms" in inputs:
+        terms = inputs["terms"]
         return float(terms.mean()) if len(terms) else float("nan")
-    rows = _auc_rows(a, m)
-    scores, tie_credit = _auc_scores(a, m)
-    order = rows[np.argsort(-scores[rows], kind="stable")]
-    correct, n_pos, n_neg = _pair_order_counts(np.zeros(len(order), dtype=np.int64), scores[order],
-                                               a.relevant(rel)[order], 1, tie_credit)  # fmt: skip
+    tie_credit = _tie_credit(m)
+    scores, relevant = inputs["auc_score"], inputs["auc_relevant"]
+    order = np.argsort(-scores, kind="stable")
+    correct, n_pos, n_neg = _pair_order_counts(np.zeros(len(order), dtype=np.int64), scores[order], relevant[order],
+                                               1, tie_credit)  # fmt: skip
     pairs = n_pos[0] * n_neg[0]
     return float(correct[0] / pairs) if pairs else float("nan")
 
@@ -611,21 +625,53 @@ KERNELS: dict[str, Kernel] = {
 }
 
 
-def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> float:
-    """The aggregate of one measure over the queries of ``a``, per :attr:`Measure.aggregation`: a mean, sum or
-    geometric mean of ``values``; ``positives``: Σ n⁺_q v_q / Σ n⁺_q over defined queries, n⁺_q the relevant
-    documents a query's AUC counted; ``pooled``: one value from all rows at once (:func:`pooled_auc`)."""
+AggregationInputs = dict[str, np.ndarray]
+"""What a measure's aggregate is computed from, for one set of queries: ``values`` (per query) and, per
+:attr:`Measure.aggregation`, per-query weights or P and R, or per-row arrays in layout order (pooled AUC). The
+inputs of consecutive query ranges concatenate (:func:`concatenate_inputs`) into those of their union, so an
+evaluation split into query partitions aggregates exactly as the whole."""
+
+
+def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> AggregationInputs:
+    """The :data:`AggregationInputs` of measure ``m`` over the queries of ``a``."""
     how = m.aggregation
     if how == "pooled":
-        return pooled_auc(a, m, rel)
-    if how == "from_means":  # F of the mean P and the mean R (DL-RS-Eval), over the queries with a defined value
+        return {"values": values, **_pooled_auc_inputs(a, m, rel)}
+    if how == "from_means":
         p, r = _f1_parts(a, m, rel)
-        defined = ~np.isnan(values)
-        beta = float(m.get("beta"))  # type: ignore[arg-type]
-        return float(_f_beta(np.array([_mean(p[defined])]), np.array([_mean(r[defined])]), beta)[0])
+        return {"values": values, "p": p, "r": r}
     if how == "positives":
         rows = _auc_rows(a, m)
         weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)
+        return {"values": values, "weights": weights.astype(np.float64)}
+    return {"values": values}
+
+
+def concatenate_inputs(parts: list[AggregationInputs]) -> AggregationInputs:
+    """The inputs of consecutive query ranges joined, in order."""
+    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+
+
+def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> float:
+    """The aggregate of one measure over the queries of ``a`` (see :func:`aggregate_from`)."""
+    return aggregate_from(m, aggregation_inputs(a, m, rel, values))
+
+
+def aggregate_from(m: Measure, inputs: AggregationInputs) -> float:
+    """The aggregate of one measure, per :attr:`Measure.aggregation`: a mean, sum or geometric mean of the
+    per-query values v_q; ``positives``: Σ n⁺_q v_q / Σ n⁺_q over defined queries, n⁺_q the relevant documents a
+    query's AUC counted; ``pooled``: one value from all rows at once (:func:`_pooled_auc`); ``from_means``: F_β of
+    the mean P and the mean R over the queries with a defined value (DL-RS-Eval)."""
+    how, values = m.aggregation, inputs["values"]
+    if how == "pooled":
+        return _pooled_auc(m, inputs)
+    if how == "from_means":
+        defined = ~np.isnan(values)
+        beta = float(m.get("beta"))  # type: ignore[arg-type]
+        mean_p, mean_r = _mean(inputs["p"][defined]), _mean(inputs["r"][defined])
+        return float(_f_beta(np.array([mean_p]), np.array([mean_r]), beta)[0])
+    if how == "positives":
+        weights = inputs["weights"]
         defined = ~np.isnan(values) & (weights > 0)
         total = weights[defined].sum()
         return float((values[defined] * weights[defined]).sum() / total) if total else float("nan")

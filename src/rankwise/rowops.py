@@ -43,7 +43,7 @@ def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
         if dense is not None:
             return dense
     joined = pl.concat([c.rename("id") for c in columns]) if len(columns) > 1 else columns[0].rename("id")
-    distinct = _in_text_order(joined.unique())
+    distinct = in_text_order(joined.unique())
     index = pl.DataFrame({"id": distinct, "code": np.arange(len(distinct), dtype=np.int64)})
     codes = [
         pl.DataFrame({"id": c.rename("id")}).join(index, on="id", how="left", maintain_order="left")["code"].to_numpy()
@@ -52,7 +52,7 @@ def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
     return codes, distinct
 
 
-def _in_text_order(ids: pl.Series) -> pl.Series:
+def in_text_order(ids: pl.Series) -> pl.Series:
     """Distinct ids sorted by the bytes of their text (integers by their decimal text)."""
     return ids.sort() if ids.dtype == pl.String else ids.gather(ids.cast(pl.String).arg_sort())
 
@@ -72,7 +72,7 @@ def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarra
     offset_ids = [c.to_numpy() - lowest for c in columns]
     for ids in offset_ids:
         table[ids] = 1
-    distinct = _in_text_order(pl.Series("id", np.flatnonzero(table) + lowest, dtype=pl.Int64))
+    distinct = in_text_order(pl.Series("id", np.flatnonzero(table) + lowest, dtype=pl.Int64))
     table[distinct.to_numpy() - lowest] = np.arange(len(distinct), dtype=np.int64)
     return [table[ids] for ids in offset_ids], distinct
 

@@ -8,6 +8,7 @@ grades for qrels and float64 scores for runs. Every row keeps its input position
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -15,6 +16,7 @@ from typing import Literal
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
+from ..wording import shorten
 
 Kind = Literal["qrels", "run"]
 QID, DOCID, VALUE, ROW = "query_id", "doc_id", "value", "row"
@@ -31,11 +33,13 @@ class Origin:
 
     name: str
     line_of: Callable[[int], int] | None = None
+    first_row: int = 0
+    """Rows of the source before this table's first (a block of a larger source), added to ``row N``."""
 
     def locate(self, row: int) -> str:
         if self.line_of is not None:
             return f"{self.name}:{self.line_of(row)}"
-        return f"{self.name} row {row}"
+        return f"{self.name} row {row + self.first_row}"
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,9 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | 
     if bad is not None:
         raw = bad[VALUE]
         expected = "an integer" if target == pl.Int64 else "a number"
-        problem = "is missing" if raw is None else f"{str(raw)!r} is not {expected}"
+        problem = "is missing" if raw is None else f"{shorten(str(raw))!r} is not {expected}"
+        if raw is not None and target == pl.Int64 and re.fullmatch(r"\s*[+-]?[0-9]+\s*", str(raw)):
+            problem = f"{shorten(str(raw).strip())} is out of range (grades must fit in 64 bits)"
         raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
     out = out.drop(VALUE).rename({"_cast": VALUE})
     if kind == "qrels" and threshold is not None:

@@ -21,9 +21,9 @@ counts the run lines with extra fields.
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import io
 import re
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -52,12 +52,69 @@ def read_bytes(path: Path) -> bytes:
         raise InputError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a file") from None
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(f"{path}: cannot decompress gzip data ({exc})") from None
+    if data[:2] == _GZIP:
+        data = gunzip(data, str(path))
+        if data[:2] == _GZIP:
+            raise InputError(f"{path}: gzip data inside gzip data: decompress it once first (gunzip -c {path})")
+    refuse_other_compression(data, str(path))
     return data
+
+
+_GZIP = b"\x1f\x8b"
+_OTHER_COMPRESSION = (
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "zstd", "zstd -d"),
+    (re.compile(rb"BZh[1-9]1AY&SY"), "bzip2", "bunzip2"),
+    (re.compile(rb"\xfd7zXZ\x00"), "xz", "unxz"),
+    (re.compile(rb"PK\x03\x04"), "a zip archive", "unzip"),
+    (re.compile(rb"\x78[\x01\x9c\xda]"), "zlib", "a zlib tool"),  # not "x^": that may begin a query id
+)
+MAX_EXPANSION = 100
+"""A gzip file may expand at most this many times its size once past :data:`FREE_EXPANSION_BYTES` (text runs
+compress 5–15×; a gzip bomb ~1000×)."""
+FREE_EXPANSION_BYTES = 64 << 20
+
+
+def refuse_other_compression(data: bytes, name: str) -> None:
+    """One line for compressed data rankwise does not read (zstd, bzip2, xz, zip, raw zlib), which would
+    otherwise be read as text and fail on a NUL or a non-UTF-8 byte."""
+    for magic, what, tool in _OTHER_COMPRESSION:
+        if magic.match(data):
+            raise InputError(
+                f"{name}: {what}-compressed data; rankwise reads text or gzip: decompress it first ({tool})"
+            )
+
+
+def gunzip(data: bytes, name: str) -> bytes:
+    """Decompress every gzip member of ``data``, in chunks, refusing output beyond ``MAX_EXPANSION`` times the
+    input (past ``FREE_EXPANSION_BYTES``) before it is held in memory; corrupt or truncated data is one line."""
+    limit = max(MAX_EXPANSION * len(data), FREE_EXPANSION_BYTES)
+    chunks: list[bytes] = []
+    total = 0
+    rest = data
+    while rest:
+        if rest[:2] != _GZIP:
+            if rest.strip(b"\x00"):
+                raise InputError(f"{name}: cannot decompress gzip data (bytes that are not gzip after a member)")
+            break  # trailing zeros, as gzip(1) ignores them
+        stream = zlib.decompressobj(wbits=31)
+        pending = rest
+        try:
+            while pending and not stream.eof:
+                chunk = stream.decompress(pending, 1 << 24)
+                total += len(chunk)
+                if total > limit:
+                    raise InputError(
+                        f"{name}: gzip data expands more than {MAX_EXPANSION}× its size (past {total >> 20} MiB): "
+                        "refused (a gzip bomb?); decompress it yourself if it is real"
+                    )
+                chunks.append(chunk)
+                pending = stream.unconsumed_tail
+        except zlib.error as exc:
+            raise InputError(f"{name}: cannot decompress gzip data (corrupt: {exc})") from None
+        if not stream.eof:
+            raise InputError(f"{name}: cannot decompress gzip data (it ends early: a truncated file?)")
+        rest = stream.unused_data
+    return b"".join(chunks)
 
 
 def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> Table:
@@ -66,10 +123,13 @@ def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> T
     return parse_trec(read_bytes(path), kind, str(path), threshold)
 
 
-def parse_trec(raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False) -> Table:
+def parse_trec(
+    raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False, first_line: int = 1
+) -> Table:
     """Parse the bytes of a TREC qrels or run file (``name`` names it in errors and notes).
 
-    ``careful=True`` skips the fast reader (the tests compare the two).
+    ``careful=True`` skips the fast reader (the tests compare the two). ``first_line``: the line number of the first
+    byte of ``raw`` in its file (a block of a file read in parts), so that errors name the file's own lines.
     """
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
@@ -78,10 +138,10 @@ def parse_trec(raw: bytes, kind: Kind, name: str, threshold: float | None = None
     separator = None if careful else _plain_separator(raw)
     if separator is not None:
         try:
-            return _parse_fast(raw, kind, Origin(name, _line_mapper(raw)), separator, threshold)
+            return _parse_fast(raw, kind, Origin(name, _line_mapper(raw, first_line)), separator, threshold)
         except (InputError, _Irregular, pl.exceptions.PolarsError):
             pass  # the careful reader decides, and names the line
-    return _parse_carefully(raw, kind, name, threshold)
+    return _parse_carefully(raw, kind, name, threshold, first_line)
 
 
 class _Irregular(Exception):
@@ -122,19 +182,19 @@ def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, thresho
     return make_table(frame, kind, origin, run_name=run_name, threshold=threshold)
 
 
-def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None) -> Table:
+def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None, first_line: int = 1) -> Table:
     """Split every line on runs of whitespace; errors name the file line, extra run fields are counted."""
     # "File may contain no NULL characters" (trec_eval get_qrels.c:21, get_trec_results.c:27): C strings end
     # there, so what a field holds after one is undefined. Refused, wherever it is (comment lines too).
     nul = raw.find(b"\x00")
     if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
+        line = raw.count(b"\n", 0, nul) + first_line
         raise InputError(f"{name}:{line}: NUL byte (a TREC file is text, and trec_eval allows none)")
     columns = COLUMNS[kind]
     expected = len(columns)
     lines = (
-        _read_lines(raw, name)
-        .with_row_index(_LINE, offset=1)
+        _read_lines(raw, name, first_line)
+        .with_row_index(_LINE, offset=first_line)
         .with_columns(pl.col(_TEXT).str.replace_all(_SEPARATORS, " ").str.strip_chars(" "))
         .filter((pl.col(_TEXT).str.len_bytes() > 0) & ~pl.col(_TEXT).str.starts_with("#"))
         .with_columns(pl.col(_TEXT).str.count_matches(" ", literal=True).add(1).alias("fields"))
@@ -176,7 +236,7 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
     return table
 
 
-def _read_lines(raw: bytes, name: str) -> pl.DataFrame:
+def _read_lines(raw: bytes, name: str, first_line: int = 1) -> pl.DataFrame:
     """One row per line of ``raw`` (which holds no NUL), column ``text``; a data line must be UTF-8."""
 
     def read(encoding: str) -> pl.DataFrame:
@@ -194,7 +254,7 @@ def _read_lines(raw: bytes, name: str) -> pl.DataFrame:
         return read("utf8")
     except pl.exceptions.ComputeError:
         pass
-    for number, line in enumerate(raw.split(b"\n"), start=1):
+    for number, line in enumerate(raw.split(b"\n"), start=first_line):
         stripped = line.strip(WHITESPACE)
         if stripped and not stripped.startswith(b"#"):
             try:
@@ -221,13 +281,14 @@ def _data_line_numbers(data: bytes) -> list[int]:
     return numbers
 
 
-def _line_mapper(raw: bytes) -> Callable[[int], int]:
-    """Row index -> line number of the raw file; computed lazily (only error messages need it)."""
+def _line_mapper(raw: bytes, first_line: int = 1) -> Callable[[int], int]:
+    """Row index -> line number of the raw file (whose first line is ``first_line``); computed lazily (only error
+    messages need it)."""
     numbers: list[int] = []
 
     def line_of(row: int) -> int:
         if not numbers:
             numbers.extend(_data_line_numbers(raw))
-        return numbers[row]
+        return numbers[row] + first_line - 1
 
     return line_of

@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..aligned import Aligned, align
+from ..aligned import Aligned, QueryAccounting, align
 from ..errors import InputError, MeasureError
-from ..kernels import KERNELS, aggregate_measure, apply_empty_policy
+from ..kernels import KERNELS, AggregationInputs, aggregate_from, aggregation_inputs, apply_empty_policy
 from ..measures import Measure
 from ..policies import Policies
 from .load import Inputs
@@ -22,25 +22,36 @@ from .plan import Plan, QueryGroup
 
 @dataclass(frozen=True)
 class GroupValues:
-    """The values of one query group: ``values[i]`` is row ``rows[i]`` of the plan over ``aligned.query_ids``."""
+    """The values of one query group: ``values[i]`` is measure ``measures[i]`` (row ``group.rows[i]`` of the plan)
+    over ``query_ids``; ``inputs[i]`` is what its aggregate is computed from."""
 
     group: QueryGroup
-    aligned: Aligned
+    query_ids: list[str]
+    accounting: QueryAccounting
+    measures: tuple[Measure, ...]
     values: np.ndarray
-    aggregates: tuple[float, ...]
+    inputs: tuple[AggregationInputs, ...]
     caveats: tuple[str, ...]
 
+    @property
+    def aggregates(self) -> tuple[float, ...]:
+        """Each measure's aggregate over the group's queries."""
+        return tuple(aggregate_from(m, inputs) for m, inputs in zip(self.measures, self.inputs))
 
-def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None) -> list[GroupValues]:
-    """Align the inputs once per query group and compute that group's measures."""
+
+def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_empty: bool = False) -> list[GroupValues]:
+    """Align the inputs once per query group and compute that group's measures (``allow_empty``: see
+    :func:`rankwise.aligned.align`)."""
     out = []
     for group in plan.groups:
-        aligned = with_candidates(align(inputs.qrels, inputs.run, group.policies), inputs.train, catalog)
+        aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
+        aligned = with_candidates(aligned, inputs.train, catalog)
         pairs = [plan.pairs[i] for i in group.rows]
-        values, aggregates, caveats = compute(aligned, pairs, group.policies)
+        values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
             caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
-        out.append(GroupValues(group, aligned, values, tuple(aggregates), caveats))
+        out.append(GroupValues(group, aligned.query_ids, aligned.accounting, tuple(m for _, m in pairs), values,
+                               tuple(aggregation), caveats))  # fmt: skip
     return out
 
 
@@ -52,14 +63,15 @@ def resolved_rel(measure: Measure, policies: Policies) -> int:
 
 def compute(
     aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies
-) -> tuple[np.ndarray, list[float], tuple[str, ...]]:
-    """Per-query values, one row per measure (each distinct measure computed once), aggregates and caveats.
+) -> tuple[np.ndarray, list[AggregationInputs], tuple[str, ...]]:
+    """Per-query values, one row per measure (each distinct measure computed once), what each aggregate is computed
+    from (:func:`rankwise.kernels.aggregation_inputs`) and caveats.
 
     ``ties=average`` is an expectation, defined only for measures linear in per-rank values; any other
     measure is computed on the layout order (tied documents by doc id descending) and says so in a caveat.
     """
     values = np.empty((len(pairs), aligned.num_queries), dtype=np.float64)
-    aggregates = []
+    aggregation = []
     done: dict[tuple[Measure, int], np.ndarray] = {}
     caveats = []
     ordered = dataclasses.replace(aligned, tie_group=None) if aligned.tie_group is not None else aligned
@@ -76,8 +88,8 @@ def compute(
             done[done_key] = apply_empty_policy(data, measure, rel, KERNELS[measure.name](data, measure, rel))
             _refuse_overflow(key, done[done_key], data)
         values[i] = done[done_key]
-        aggregates.append(aggregate_measure(data, measure, rel, values[i]))
-    return values, aggregates, tuple(caveats)
+        aggregation.append(aggregation_inputs(data, measure, rel, values[i]))
+    return values, aggregation, tuple(caveats)
 
 
 def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:

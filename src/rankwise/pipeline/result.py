@@ -10,8 +10,11 @@ import numpy as np
 import polars as pl
 
 from ..aligned import QueryAccounting
+from ..errors import RankwiseError
+from ..io.table import QID, VALUE, Table
 from ..measures import Measure
 from ..policies import Policies
+from ..wording import counted
 from .compute import GroupValues
 from .load import Inputs
 from .plan import Plan
@@ -60,28 +63,47 @@ class EvaluationResult:
 
     def to_pandas(self) -> pd.DataFrame:
         """Long table of per-query values as pandas (needs pandas and pyarrow)."""
-        return self.to_polars().to_pandas()
+        return to_pandas(self.to_polars())
 
     def notes(self) -> list[str]:
         """One line for every query or document left out of, or treated specially in, the averages."""
         acc = self.accounting
         query_groups = (
-            (acc.run_only, "run queries have no judgments and were not evaluated"),
-            (acc.qrels_only, "judged queries are missing from the run and were not evaluated "
+            (acc.run_only, ("run query has", "run queries have"), "no judgments and {was} not evaluated"),
+            (acc.qrels_only, ("judged query is", "judged queries are"), "missing from the run and {was} not evaluated "
                              "(queries='qrels' / -c scores them 0)"),
-            (acc.scored_empty, "judged queries missing from the run were scored as empty rankings"),
-            (acc.unjudged_evaluated, "run queries without judgments were scored with no relevant documents"),
-            (acc.no_relevant, "judged queries have no relevant document and were not evaluated"),
+            (acc.scored_empty, ("judged query", "judged queries"), "missing from the run {was} scored as an empty "
+                               "ranking"),
+            (acc.unjudged_evaluated, ("run query", "run queries"), "without judgments {was} scored with no relevant "
+                                     "documents"),
+            (acc.no_relevant, ("judged query has", "judged queries have"), "no relevant document and {was} not "
+                              "evaluated"),
         )  # fmt: skip
-        lines = [f"{len(ids)} {what}: {_sample(ids)}" for ids, what in query_groups if ids]
+        lines = [
+            f"{counted(len(ids), *nouns)} {what.format(was='was' if len(ids) == 1 else 'were')}: {_sample(ids)}"
+            for ids, nouns, what in query_groups
+            if ids
+        ]
         if acc.truncated_rows:
-            lines.append(f"{acc.truncated_rows} ranked documents beyond depth {self.policies.depth} were ignored")
+            lines.append(f"{counted(acc.truncated_rows, 'ranked document', 'ranked documents')} beyond depth "
+                         f"{self.policies.depth} {'was' if acc.truncated_rows == 1 else 'were'} ignored")  # fmt: skip
         lines.extend(self.caveats)
         for key, count in self.undefined.items():
             if count:
-                lines.append(f"{key}: undefined for {count} of {len(self.query_ids)} queries, "
+                lines.append(f"{key}: undefined for {count} of {counted(len(self.query_ids), 'query', 'queries')}, "
                              "left out of its mean")  # fmt: skip
         return lines
+
+
+def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
+    """``frame`` as pandas, or one line saying what to install when pandas or pyarrow is missing."""
+    try:
+        return frame.to_pandas()
+    except ImportError as exc:
+        missing = exc.name or "pandas and pyarrow"
+        raise RankwiseError(
+            f"to_pandas() needs {missing}: pip install pandas pyarrow (from a checkout: pip install '.[pandas]')"
+        ) from None
 
 
 def _sample(ids: tuple[str, ...], shown: int = 5) -> str:
@@ -94,17 +116,17 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
     """One result from the query groups' values: the evaluation's own group first, others merged in over the union
     of query ids; a measure's undefined values are counted only over the queries its group evaluated."""
     main = parts[0]
-    values = np.full((len(plan.pairs), main.aligned.num_queries), np.nan)
+    values = np.full((len(plan.pairs), len(main.query_ids)), np.nan)
     values[list(main.group.rows)] = main.values
     covered = np.zeros(values.shape, dtype=bool)
     covered[list(main.group.rows)] = True
-    query_ids = list(main.aligned.query_ids)
+    query_ids = list(main.query_ids)
     aggregates: dict[str, float] = {}
     for part in parts:
         aggregates.update((plan.pairs[i][0], v) for i, v in zip(part.group.rows, part.aggregates))
         if part is not main:
             values, covered, query_ids = _merge_queries(values, covered, query_ids, list(part.group.rows),
-                                                        part.values, list(part.aligned.query_ids))  # fmt: skip
+                                                        part.values, list(part.query_ids))  # fmt: skip
     undefined = {key: int(np.isnan(values[i][covered[i]]).sum()) for i, (key, _) in enumerate(plan.pairs)}
     return EvaluationResult(
         keys=tuple(k for k, _ in plan.pairs),
@@ -113,12 +135,51 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
         values=values,
         aggregate={key: aggregates[key] for key, _ in plan.pairs},
         undefined=undefined,
-        accounting=main.aligned.accounting,
+        accounting=main.accounting,
         policies=plan.policies,
         run_name=inputs.run.run_name,
         dialect=plan.dialect.key if plan.dialect else None,
-        caveats=(*plan.notes, *inputs.notes, *(c for part in parts for c in part.caveats)),
-    )
+        caveats=(*plan.notes, *inputs.notes, *rating_notes(plan, inputs.qrels, main.query_ids),
+                 *(c for part in parts for c in part.caveats)),
+    )  # fmt: skip
+
+
+RATING_LIKE_MAX = 10
+"""Integer grades from 1 up to at most this, none below 1, look like ratings (1–5 stars, 1–10 scores)."""
+
+
+def rating_notes(plan: Plan, qrels: Table, evaluated: list[str] | tuple[str, ...]) -> list[str]:
+    """What a recommender user reading ratings needs to hear.
+
+    With a threshold: evaluated users none of whose ratings reach it (nothing relevant: they score 0 on most
+    measures, and would be left out by a dialect that averages over users with a relevant item). Without one:
+    grades that look like ratings (all between 1 and 10, top grade 4 or more) while every grade is at or above the
+    relevance level, so every rated item counts as relevant."""
+    frame = qrels.frame
+    if frame.height == 0:
+        return []
+    level = plan.policies.rel_level
+    if plan.threshold is None:
+        low, high = frame.select(pl.col(VALUE).min().alias("low"), pl.col(VALUE).max().alias("high")).row(0)
+        if not (level <= low and low >= 1 and 4 <= high <= RATING_LIKE_MAX):
+            return []
+        return [
+            f"{qrels.origin.name}: grades run from {low} to {high} with none below {level}, so every judged item "
+            "counts as relevant; if these are ratings, give a threshold (--threshold 4 / threshold=4: rating >= 4 "
+            "is relevant)"
+        ]
+    best = frame.group_by(QID).agg(pl.col(VALUE).max()).filter(pl.col(VALUE) < level)
+    if best.height == 0:
+        return []
+    ids = best.get_column(QID).cast(pl.String)
+    below = ids.filter(ids.is_in(pl.Series(list(evaluated), dtype=pl.String).implode())).sort().to_list()
+    if not below:
+        return []
+    return [
+        f"{counted(len(below), 'evaluated query has', 'evaluated queries have')} no rating >= {plan.threshold:g} "
+        f"(nothing relevant) and {'is' if len(below) == 1 else 'are'} scored with no relevant item (0 on most "
+        f"measures): {_sample(tuple(below))}"
+    ]
 
 
 def _merge_queries(

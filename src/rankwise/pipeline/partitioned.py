@@ -1,0 +1,223 @@
+"""Evaluation of a run larger than memory: the run file is read in blocks, its rows are partitioned by query onto
+disk, and each partition is aligned and computed as a whole evaluation would be; the partitions' values are then
+joined.
+
+1. **Spill**: every block (:mod:`rankwise.io.blocks`, validated as the whole file would be) is written to a
+   temporary Arrow IPC file, and its rows per query counted.
+2. **Partition**: the queries of run and qrels, in the byte order of their text (the order of results), are cut
+   into consecutive ranges of about ``partition_rows`` run rows (a query is never split), and each block's rows
+   go to the file of their range. A query's rows keep their order in the file (``ties=input_order``).
+3. **Compute**: each range is one evaluation (:func:`rankwise.pipeline.compute.compute_groups`) over its rows and
+   its queries' judgments.
+4. **Join**: the ranges are consecutive in query order, so their per-query values, notes and aggregation inputs
+   concatenate into exactly those of the whole run (:func:`rankwise.kernels.concatenate_inputs`): the numbers are
+   the in-memory ones, bit for bit.
+
+Peak memory is that of one block or one partition, plus the qrels and the per-query values. Temporary files go
+to the system's temporary directory (``TMPDIR``) and are removed at the end.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from collections.abc import Callable, Mapping
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..aligned import QueryAccounting, align
+from ..io import load_qrels
+from ..io.blocks import Block, run_blocks
+from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
+from ..kernels import concatenate_inputs
+from ..rowops import in_text_order
+from .compute import GroupValues, compute_groups
+from .load import Inputs
+from .plan import Plan
+
+PARTITION_ROWS = 4_000_000
+"""Run rows evaluated at a time."""
+_SOURCE_ROW = "source_row"
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: called as blocks are read and partitions computed."""
+
+
+def evaluate_in_partitions(
+    plan: Plan,
+    qrels: Any,
+    run: str | Path,
+    *,
+    train: pl.DataFrame | None = None,
+    catalog: Any = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    partition_rows: int | None = None,
+    block_options: Mapping[str, int] | None = None,
+    progress: Progress | None = None,
+) -> tuple[Inputs, list[GroupValues]]:
+    """Inputs and query-group values of ``run`` (a TREC or parquet file) against ``qrels``, as
+    :func:`rankwise.pipeline.load.load_inputs` and :func:`compute_groups` give them, computed partition by
+    partition (see the module docstring): ``partition_rows`` run rows at a time (default :data:`PARTITION_ROWS`);
+    ``block_options``: ``block_bytes``/``block_rows`` for the reader."""
+    judgments = load_qrels(qrels, qrels_columns, plan.threshold)
+    report = progress or (lambda stage, done, total: None)
+    with tempfile.TemporaryDirectory(prefix="rankwise-") as folder:
+        spill = _spill(Path(folder), run_blocks(run, run_columns, **(block_options or {})), judgments, report)
+        judgments = spill.qrels
+        queries = _query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
+        num_partitions = _route(spill, queries)
+        judged = _by_partition(judgments.frame, queries)
+        parts = []
+        for p in range(num_partitions):
+            run_part = spill.partition_table(p)
+            qrels_part = dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear()))
+            parts.append(compute_groups(plan, Inputs(qrels_part, run_part, train), catalog, allow_empty=True))
+            report("computing", p + 1, num_partitions)
+    empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
+    run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
+    groups = [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
+    if not groups[0].query_ids:
+        _refuse_no_query(judgments, run_table, spill.counts, plan)
+    return Inputs(judgments, run_table, train), groups
+
+
+@dataclasses.dataclass
+class _Spill:
+    """The blocks written to ``folder``, the rows per query, and what the reader noticed."""
+
+    folder: Path
+    source: str
+    qrels: Table
+    counts: pl.DataFrame
+    num_blocks: int
+    run_name: str | None
+    notes: tuple[str, ...]
+    empty_run: pl.DataFrame
+    locate: Callable[[int], str]
+
+    def block_file(self, block: int) -> Path:
+        return self.folder / f"block-{block}.arrow"
+
+    def partition_file(self, partition: int, block: int) -> Path:
+        return self.folder / f"partition-{partition}-block-{block}.arrow"
+
+    def partition_table(self, partition: int) -> Table:
+        """The run rows of one partition, in file order, checked for a (query, doc) pair given in two blocks."""
+        files = [self.partition_file(partition, b) for b in range(self.num_blocks)]
+        frames = [pl.read_ipc(f) for f in files if f.exists()]
+        frame = pl.concat(frames) if frames else self.empty_run
+        origin = _SourceOrigin(self.source, find=self.locate, source_rows=frame.get_column(_SOURCE_ROW))
+        frame = frame.drop(_SOURCE_ROW).with_row_index(ROW)
+        check_duplicates(frame, "run", origin)
+        return Table("run", frame, origin, self.run_name)
+
+
+@dataclasses.dataclass(frozen=True)
+class _SourceOrigin(Origin):
+    """Names a row of a partition by its place in the run file (``source_rows``: each row's index there)."""
+
+    find: Callable[[int], str] = str
+    source_rows: pl.Series = dataclasses.field(default_factory=pl.Series)
+
+    def locate(self, row: int) -> str:
+        return self.find(int(self.source_rows[row]))
+
+
+def _spill(folder: Path, blocks: Any, qrels: Table, report: Progress) -> _Spill:
+    """Write every block to ``folder`` (ids as the qrels' type, or both as text), counting run rows per query."""
+    counts: list[pl.DataFrame] = []
+    notes: list[str] = []
+    run_name, num_blocks, source = None, 0, ""
+    empty_run = None
+    block: Block
+    for block in blocks:
+        table = block.table
+        if num_blocks == 0:
+            source, run_name = table.origin.name, table.run_name
+            if any(table.frame.schema[c] != qrels.frame.schema[c] for c in (QID, DOCID)):
+                qrels = qrels.with_text_ids()
+        if any(table.frame.schema[c] != qrels.frame.schema[c] for c in (QID, DOCID)):
+            table = table.with_text_ids()
+        source_row = (pl.col(ROW).cast(pl.UInt64) + block.first_row).alias(_SOURCE_ROW)
+        frame = table.frame.select(QID, DOCID, VALUE, source_row)
+        frame.write_ipc(folder / f"block-{num_blocks}.arrow")
+        counts.append(frame.group_by(QID).len())
+        notes.extend(table.notes)
+        empty_run = frame.clear()
+        num_blocks += 1
+        report("reading", block.done, block.total)
+    assert empty_run is not None  # run_blocks raises for a run without rows
+    per_query = pl.concat(counts).group_by(QID).agg(pl.col("len").sum())
+    first = Path(source)
+    return _Spill(folder, source, qrels, per_query, num_blocks, run_name, tuple(dict.fromkeys(notes)), empty_run,
+                  lambda row: _locate(first, row))  # fmt: skip
+
+
+def _locate(source: Path, row: int) -> str:
+    """Where row ``row`` of the run file is (its line for TREC text): the file is read again up to it (only an
+    error message needs this)."""
+    for block in run_blocks(source):
+        if row < block.first_row + block.table.frame.height:
+            return block.table.origin.locate(row - block.first_row)
+    return f"{source} row {row}"
+
+
+def _query_ranges(counts: pl.DataFrame, qrels: Table, partition_rows: int) -> pl.DataFrame:
+    """Every query of run and qrels with its partition: consecutive in text order, about ``partition_rows`` run
+    rows each (a query is never split)."""
+    ids = in_text_order(pl.concat([counts.get_column(QID), qrels.frame.get_column(QID)]).unique())
+    rows = pl.DataFrame({QID: ids}).join(counts, on=QID, how="left", maintain_order="left").get_column("len")
+    per_query = rows.fill_null(0).to_numpy().astype(np.int64)
+    before = np.cumsum(per_query) - per_query
+    return pl.DataFrame({QID: ids, "partition": before // max(partition_rows, 1)})
+
+
+def _route(spill: _Spill, queries: pl.DataFrame) -> int:
+    """Move each block's rows into the files of their partitions; returns the number of partitions."""
+    for b in range(spill.num_blocks):
+        frame = pl.read_ipc(spill.block_file(b))
+        for (partition,), rows in _split(frame, queries).items():
+            rows.write_ipc(spill.partition_file(int(partition), b))  # type: ignore[call-overload]
+        spill.block_file(b).unlink()
+    return int(queries.get_column("partition").to_numpy().max(initial=0)) + 1
+
+
+def _by_partition(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[int, pl.DataFrame]:
+    return {int(key[0]): rows for key, rows in _split(frame, queries).items()}  # type: ignore[call-overload]
+
+
+def _split(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[Any, pl.DataFrame]:
+    """``frame``'s rows by the partition of their query, in their order."""
+    with_partition = frame.join(queries, on=QID, how="left", maintain_order="left")
+    return with_partition.partition_by("partition", as_dict=True, include_key=False, maintain_order=True)
+
+
+def concatenate_groups(parts: list[GroupValues]) -> GroupValues:
+    """One query group's values over consecutive query ranges, joined in order."""
+    first = parts[0]
+    accounting = QueryAccounting(
+        evaluated=sum(p.accounting.evaluated for p in parts),
+        **{field: tuple(chain.from_iterable(getattr(p.accounting, field) for p in parts))
+           for field in ("run_only", "qrels_only", "scored_empty", "unjudged_evaluated", "no_relevant")},
+        truncated_rows=sum(p.accounting.truncated_rows for p in parts),
+    )  # fmt: skip
+    return GroupValues(
+        group=first.group,
+        query_ids=[q for p in parts for q in p.query_ids],
+        accounting=accounting,
+        measures=first.measures,
+        values=np.concatenate([p.values for p in parts], axis=1),
+        inputs=tuple(concatenate_inputs([p.inputs[i] for p in parts]) for i in range(len(first.measures))),
+        caveats=tuple(dict.fromkeys(c for p in parts for c in p.caveats)),
+    )
+
+
+def _refuse_no_query(qrels: Table, run: Table, counts: pl.DataFrame, plan: Plan) -> None:
+    """The error of an evaluation left with no query, as the in-memory path words it."""
+    one_per_query = counts.select(QID, pl.col(QID).alias(DOCID), pl.lit(0.0).alias(VALUE)).with_row_index(ROW)
+    align(qrels, dataclasses.replace(run, frame=one_per_query), plan.groups[0].policies)

@@ -1,0 +1,152 @@
+"""Runs larger than memory (``stream=True``): read in blocks, partitioned by query on disk, computed partition by
+partition — with the numbers, query order and notes of the in-memory evaluation, bit for bit."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import rankwise
+from rankwise.dialects import DIALECTS
+from rankwise.io import blocks
+from rankwise.pipeline import partitioned
+
+MEASURES = ["P@5", "R@5", "AP", "nDCG@5", "nDCG", "RR", "HitRate@5", "AUC", "bpref", "NumRelRet@5", "Rprec",
+            "num_ret", "map", "gm_map"]  # fmt: skip
+
+
+def _write(tmp_path: Path, seed: int, grouped: bool) -> tuple[Path, Path]:
+    """A qrels and a run file: ~40 queries (some only in the run, some only judged), heavy score ties, comment and
+    blank lines; the run's lines grouped by query or shuffled."""
+    rng = np.random.default_rng(seed)
+    qrels_lines, run_lines = [], []
+    for q in range(40):
+        docs = rng.choice(300, int(rng.integers(1, 30)), replace=False)
+        if rng.random() < 0.9:
+            judged = docs[: len(docs) // 2 + 1].tolist() + rng.choice(300, 3).tolist()
+            qrels_lines += [f"q{q} 0 d{d} {int(rng.integers(-1, 4))}" for d in dict.fromkeys(judged)]
+        if rng.random() < 0.9:
+            run_lines += [f"q{q} Q0 d{d} {i + 1} {int(rng.integers(0, 4)) / 2} tag" for i, d in enumerate(docs)]
+    if not grouped:
+        run_lines = [run_lines[i] for i in rng.permutation(len(run_lines))]
+    run_lines.insert(len(run_lines) // 2, "# a comment line\n")
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("\n".join(qrels_lines) + "\n")
+    run.write_text("\n".join(run_lines) + "\n")
+    return qrels, run
+
+
+@pytest.fixture
+def small_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of ~2 KB and partitions of ~50 rows: dozens of each on the test files."""
+    monkeypatch.setattr(blocks, "BLOCK_BYTES", 2048)
+    monkeypatch.setattr(blocks, "BLOCK_ROWS", 37)
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 50)
+
+
+def _same(streamed: rankwise.EvaluationResult, whole: rankwise.EvaluationResult) -> None:
+    assert streamed.query_ids == whole.query_ids
+    assert np.array_equal(streamed.values, whole.values, equal_nan=True)
+    assert list(streamed.aggregate) == list(whole.aggregate)
+    for key, value in whole.aggregate.items():
+        assert streamed.aggregate[key] == value or (np.isnan(value) and np.isnan(streamed.aggregate[key])), key
+    assert streamed.notes() == whole.notes()
+    assert streamed.accounting == whole.accounting
+    assert streamed.run_name == whole.run_name
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("dialect", [None, *sorted({d.key for d in DIALECTS})])
+def test_streamed_equals_in_memory(tmp_path: Path, seed: int, grouped: bool, dialect: str | None,
+                                   small_parts: None) -> None:  # fmt: skip
+    qrels, run = _write(tmp_path, seed, grouped)
+    measures = MEASURES if dialect is None else MEASURES[:11]
+    train = pl.DataFrame({"user_id": ["q0"], "item_id": ["none"]})
+
+    def run_it(stream: bool) -> rankwise.EvaluationResult | str:
+        try:
+            return rankwise.evaluate(qrels, run, measures, dialect=dialect, stream=stream, train=train, catalog=999)
+        except rankwise.RankwiseError as exc:
+            return str(exc)
+
+    streamed, whole = run_it(True), run_it(False)
+    if isinstance(whole, str) or isinstance(streamed, str):
+        assert streamed == whole
+        return
+    _same(streamed, whole)
+
+
+@pytest.mark.parametrize("options", [{"queries": "qrels"}, {"queries": "run"}, {"ties": "input_order"},
+                                     {"depth": 7}, {"ties": "average"}, {"queries": "relevant", "rel_level": 2}])
+def test_streamed_policies(tmp_path: Path, options: dict, small_parts: None) -> None:
+    qrels, run = _write(tmp_path, 7, grouped=False)
+    _same(rankwise.evaluate(qrels, run, MEASURES, stream=True, **options),
+          rankwise.evaluate(qrels, run, MEASURES, stream=False, **options))  # fmt: skip
+
+
+def test_gzip_and_parquet_runs_stream(tmp_path: Path, small_parts: None) -> None:
+    qrels, run = _write(tmp_path, 3, grouped=False)
+    whole = rankwise.evaluate(qrels, run, MEASURES)
+    packed = tmp_path / "run.txt.gz"
+    packed.write_bytes(gzip.compress(run.read_bytes()))
+    _same(rankwise.evaluate(qrels, packed, MEASURES, stream=True), whole)
+    table = rankwise.io.load_run(run).frame.select("query_id", "doc_id", pl.col("value").alias("score"))
+    table.write_parquet(tmp_path / "run.parquet")
+    from_parquet = rankwise.evaluate(qrels, tmp_path / "run.parquet", MEASURES, stream=True)
+    assert from_parquet.query_ids == whole.query_ids
+    assert np.array_equal(from_parquet.values, whole.values, equal_nan=True)
+
+
+def test_errors_name_the_file_line_across_blocks(tmp_path: Path, small_parts: None) -> None:
+    """A bad score deep in the file names its line; a (query, doc) pair repeated in another block names both."""
+    qrels, run = _write(tmp_path, 1, grouped=True)
+    lines = run.read_text().splitlines()
+    bad = lines.copy()
+    bad[150] = bad[150].rsplit(" ", 2)[0] + " oops tag"
+    run.write_text("\n".join(bad) + "\n")
+    with pytest.raises(rankwise.RankwiseError, match=r"run.txt:151: score 'oops' is not a number"):
+        rankwise.evaluate(qrels, run, ["P@5"], stream=True)
+    first = next(i for i, line in enumerate(lines) if not line.startswith("#"))
+    repeated = [*lines, lines[first]]  # far from the first: another block
+    run.write_text("\n".join(repeated) + "\n")
+    q, _, d = lines[first].split()[:3]
+    message = f"{run}:{len(repeated)}: query '{q}' doc '{d}' appears twice in the run (first at {run}:{first + 1})"
+    with pytest.raises(rankwise.RankwiseError, match=re.escape(message)):
+        rankwise.evaluate(qrels, run, ["P@5"], stream=True)
+    with pytest.raises(rankwise.RankwiseError, match="appears twice"):
+        rankwise.evaluate(qrels, run, ["P@5"], stream=False)
+
+
+def test_no_common_query_is_the_same_error(tmp_path: Path, small_parts: None) -> None:
+    qrels, run = _write(tmp_path, 2, grouped=True)
+    qrels.write_text("other 0 d1 1\n")
+    with pytest.raises(rankwise.RankwiseError) as streamed:
+        rankwise.evaluate(qrels, run, ["P@5"], stream=True)
+    with pytest.raises(rankwise.RankwiseError) as whole:
+        rankwise.evaluate(qrels, run, ["P@5"], stream=False)
+    assert str(streamed.value) == str(whole.value)
+
+
+def test_stream_refuses_what_it_cannot_read(tmp_path: Path) -> None:
+    with pytest.raises(rankwise.RankwiseError, match="stream=True reads a run file"):
+        rankwise.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, ["P@5"], stream=True)
+    empty = tmp_path / "run.txt"
+    empty.write_text("# nothing\n\n")
+    with pytest.raises(rankwise.RankwiseError, match="no ranked documents"):
+        rankwise.evaluate({"q": {"d": 1}}, empty, ["P@5"], stream=True)
+
+
+def test_progress_is_reported(tmp_path: Path, small_parts: None) -> None:
+    qrels, run = _write(tmp_path, 4, grouped=False)
+    seen: list[tuple[str, int, int]] = []
+    rankwise.evaluate(qrels, run, ["P@5"], stream=True, progress=lambda *event: seen.append(event))
+    reading = [e for e in seen if e[0] == "reading"]
+    computing = [e for e in seen if e[0] == "computing"]
+    assert len(reading) > 3 and reading[-1][1] == reading[-1][2] == run.stat().st_size
+    assert len(computing) > 3 and computing[-1][1] == computing[-1][2]
