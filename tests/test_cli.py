@@ -53,7 +53,7 @@ def test_trec_format_is_trec_eval_layout(small: tuple[str, str]) -> None:
         "P_1                   \tall\t0.0000",
         "P_2                   \tall\t0.5000",
     ]
-    assert "1 judged queries are missing from the run" in err and "q3" in err
+    assert "1 judged query is missing from the run" in err and "q3" in err
 
 
 def test_default_measures_are_trec_eval_official_with_runid(small: tuple[str, str]) -> None:
@@ -81,7 +81,7 @@ def test_all_queries_flag_scores_missing_queries_zero(small: tuple[str, str]) ->
     assert json.loads(out)["aggregate"]["RR"] == 0.5
     assert json.loads(out_c)["aggregate"]["RR"] == pytest.approx(1.0 / 3.0)  # (0.5 + 0.5 + 0) / 3
     assert json.loads(out_c)["per_query"]["q3"]["RR"] == 0.0
-    assert "scored as empty rankings: q3" in err_c
+    assert "1 judged query missing from the run was scored as an empty ranking: q3" in err_c
 
 
 def test_rel_level_depth_and_ties(small: tuple[str, str]) -> None:

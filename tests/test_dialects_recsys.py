@@ -146,7 +146,7 @@ def test_recbole_averages_users_with_a_positive_item() -> None:
     result = rankwise.evaluate(QRELS, RUN, ["AP@4"], dialect="recbole")
     assert set(result.query_ids) == {"u1", "u2"}  # u3 has nothing relevant: not a RecBole test user
     assert result.per_query["u1"]["AP@4"] == pytest.approx(1 / 3)  # ÷ min(k, r) = 3
-    assert any("have no relevant document and were not evaluated: u3" in note for note in result.notes())
+    assert any("1 judged query has no relevant document and was not evaluated: u3" in note for note in result.notes())
 
 
 def test_elliot() -> None:

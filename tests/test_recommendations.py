@@ -42,7 +42,7 @@ def test_ratings_as_graded_gains_and_the_threshold_hint() -> None:
 
 def test_cutoff_lists_expand_measures_without_a_cutoff() -> None:
     result = rankwise.evaluate(TRUTH, RECS, ["nDCG", "P", "RR@1", "bpref"], cutoffs=[1, 2], threshold=4.5)
-    assert result.keys == ("nDCG@1", "nDCG@2", "P_1", "P_2", "RR@1", "bpref")
+    assert result.keys == ("nDCG@1", "nDCG@2", "P@1", "P@2", "RR@1", "bpref")
 
 
 def test_recbole_inter_file_and_cli_columns(tmp_path: Path) -> None:

@@ -405,15 +405,15 @@ def test_query_policy_accounting_and_notes():
     assert inter.accounting.qrels_only == ("q3",)
     assert inter.accounting.evaluated == 2
     notes = " | ".join(inter.notes())
-    assert "1 run queries have no judgments and were not evaluated: q4" in notes
-    assert "1 judged queries are missing from the run and were not evaluated" in notes
+    assert "1 run query has no judgments and was not evaluated: q4" in notes
+    assert "1 judged query is missing from the run and was not evaluated" in notes
     qrels_policy = rankwise.evaluate(QP_QRELS, QP_RUN, ["P@2"], queries="qrels")
     assert qrels_policy.accounting.scored_empty == ("q3",)
     assert qrels_policy.accounting.qrels_only == ()
-    assert any("scored as empty rankings: q3" in n for n in qrels_policy.notes())
+    assert any("was scored as an empty ranking: q3" in n for n in qrels_policy.notes())
     run_policy = rankwise.evaluate(QP_QRELS, QP_RUN, ["P@2"], queries="run")
     assert run_policy.accounting.unjudged_evaluated == ("q4",)
-    assert any("scored with no relevant documents: q4" in n for n in run_policy.notes())
+    assert any("was scored with no relevant documents: q4" in n for n in run_policy.notes())
 
 
 def test_no_common_query_is_an_error():

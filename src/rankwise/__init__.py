@@ -9,6 +9,7 @@ reference implementation, and is computed on flat arrays.
 0.5
 """
 
+from .compare import Comparison, compare
 from .compare_dialects import compare_dialects
 from .dialects import get_dialect
 from .errors import InputError, MeasureError, RankwiseError
@@ -20,6 +21,7 @@ from .policies import Policies, QuerySet, TiePolicy
 __version__ = "0.1.0"
 
 __all__ = [
+    "Comparison",
     "EvaluationResult",
     "InputError",
     "Measure",
@@ -28,6 +30,7 @@ __all__ = [
     "QuerySet",
     "RankwiseError",
     "TiePolicy",
+    "compare",
     "compare_dialects",
     "evaluate",
     "get_dialect",

@@ -5,17 +5,23 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .dialects import DIALECTS, Dialect, get_dialect
-from .errors import InputError, MeasureError
+import polars as pl
+
+from .dialects import DIALECTS, Dialect
+from .errors import InputError, MeasureError, RankwiseError
 from .evaluate import evaluate
 from .io import load_qrels, load_run
 from .io.interactions import load_interactions
 from .io.table import Table
 from .measures import Measure
-from .pipeline.plan import MeasureLike, rating_threshold, resolve_measures
+from .pipeline.plan import MeasureLike, choose_dialect, rating_threshold, resolve_measures
+from .pipeline.result import to_pandas
 from .policies import Policies
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -34,6 +40,27 @@ class DialectComparison:
 
     keys: tuple[str, ...]
     rows: tuple[DialectRow, ...]
+
+    def to_polars(self) -> pl.DataFrame:
+        """Long table, one row per (dialect, measure): columns dialect, group, measure, value (NaN where the
+        dialect does not define the measure) and why (what the dialect changes relative to trec_eval, ``; ``
+        between reasons)."""
+        n = len(self.keys)
+        return pl.DataFrame(
+            {
+                "dialect": [row.dialect for row in self.rows for _ in range(n)],
+                "group": [row.group for row in self.rows for _ in range(n)],
+                "measure": list(self.keys) * len(self.rows),
+                "value": [row.values[key] for row in self.rows for key in self.keys],
+                "why": ["; ".join(row.reasons) for row in self.rows for _ in range(n)],
+            },
+            schema={"dialect": pl.String, "group": pl.Int64, "measure": pl.String, "value": pl.Float64,
+                    "why": pl.String},
+        )  # fmt: skip
+
+    def to_pandas(self) -> pd.DataFrame:
+        """:meth:`to_polars` as pandas (needs pandas and pyarrow)."""
+        return to_pandas(self.to_polars())
 
 
 def differences(dialect: Dialect, measures: Iterable[MeasureLike], rel_level: int = 1) -> tuple[str, ...]:
@@ -78,7 +105,10 @@ def compare_dialects(
 
     Each row carries the reasons its dialect differs from trec_eval (``AP: denom=min_k_R (...)``).
     """
-    chosen = [get_dialect(d) if isinstance(d, str) else d for d in dialects] if dialects else list(DIALECTS)
+    chosen = [d for d in (choose_dialect(d)[0] for d in dialects) if d is not None] if dialects is not None else \
+        list(DIALECTS)  # fmt: skip
+    if not chosen:
+        raise RankwiseError("dialects must name at least one dialect, e.g. ['trec_eval', 'ranx']")
     measure_list = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     run_table = load_run(run, run_columns)
     tables: dict[float | None, Table] = {}  # one qrels table per way of reading ratings (binary, or graded for Elliot)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .measures import FAMILIES, Measure, parse_measures, trec_name
 from .measures.spec import format_number
 from .policies import Policies
+
+if TYPE_CHECKING:
+    from .compare_dialects import DialectComparison
 
 AGGREGATES = {
     "mean": "arithmetic mean over evaluated queries (undefined values left out and counted)",
@@ -82,39 +85,140 @@ def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
     return "\n".join(parts)
 
 
-def list_dialects() -> str:
-    """Every dialect binding: name@version, versions covered, summary, source, and how it is proven."""
+def list_dialects(width: int | None = None) -> str:
+    """Every dialect binding: name@version, summary, source and how it is proven, wrapped to ``width`` (default:
+    the terminal's)."""
     from .dialects import DIALECTS
+    from .formats import terminal_width
 
+    width = width or terminal_width()
+    indent = 19 if width >= 60 else 4
     lines = []
     for d in DIALECTS:
-        lines += [
-            f"{d.key:<18} {d.label}: {d.summary}",
-            f"{'':<18} follows {d.source}",
-            f"{'':<18} proven: {d.verified}",
-        ]
+        first = f"{d.key:<{indent - 1}} " if len(d.key) < indent - 1 and indent > 4 else f"{d.key}\n{'':<{indent}}"
+        lines += _wrapped(first + f"{d.label}: {d.summary}", width, indent)
+        lines += _wrapped(f"{'':<{indent}}follows {d.source}", width, indent)
+        lines += _wrapped(f"{'':<{indent}}proven: {d.verified}", width, indent)
     return "\n".join(lines) + "\n"
 
 
-def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int, **inputs: Any) -> str:
-    """The spread of one run over every dialect as a terminal table (rich)."""
-    import io
+def _wrapped(text: str, width: int, indent: int) -> list[str]:
+    """``text`` (whose first line carries its own indent) wrapped to ``width``, later lines indented; words are
+    never split, so a word longer than the width overflows rather than being cut."""
+    import textwrap
 
-    from rich.console import Console
-    from rich.table import Table
+    out: list[str] = []
+    for part in text.split("\n"):
+        out += textwrap.wrap(part, width=width, subsequent_indent=" " * indent, break_long_words=False,
+                             break_on_hyphens=False, drop_whitespace=True) or [part]  # fmt: skip
+    return out
 
+
+def dialects_records() -> list[dict[str, Any]]:
+    """Every dialect binding as a plain record (for ``rankwise dialects --format json|csv``)."""
+    from .dialects import DIALECTS
+
+    return [
+        {"dialect": d.key, "name": d.name, "versions": ",".join(d.versions), "label": d.label, "summary": d.summary,
+         "follows": d.source, "proven": d.verified}
+        for d in DIALECTS
+    ]  # fmt: skip
+
+
+def show_dialects(
+    output_format: str, qrels: Any, run: Any, measures: list[str], rel_level: int, inputs: dict[str, Any]
+) -> str:
+    """``rankwise dialects`` in ``output_format`` (table, json, csv): the list of dialects without ``qrels`` and
+    ``run``, else the comparison of the run under every dialect."""
+    import json
+
+    if qrels is None or run is None:
+        if output_format == "table":
+            return list_dialects()
+        records = dialects_records()
+        return json.dumps(records, separators=(",", ":")) + "\n" if output_format == "json" else records_csv(records)
     from .compare_dialects import compare_dialects
 
     comparison = compare_dialects(qrels, run, measures, rel_level=rel_level, **inputs)
-    table = Table()
-    table.add_column("group", justify="right")
-    table.add_column("dialect", style="bold")
-    for key in comparison.keys:
-        table.add_column(key, justify="right")
-    table.add_column("why it differs from trec_eval")
-    for row in sorted(comparison.rows, key=lambda r: r.group):
-        cells = ["–" if v != v else f"{v:.4f}" for v in (row.values[k] for k in comparison.keys)]
-        table.add_row(str(row.group), row.dialect, *cells, "; ".join(row.reasons) or "–")
-    buffer = io.StringIO()
-    Console(file=buffer, width=160, color_system=None).print(table)
-    return buffer.getvalue()
+    if output_format == "json":
+        return comparison_json(comparison)
+    if output_format == "csv":
+        return records_csv(comparison_records(comparison))
+    return format_comparison(comparison)
+
+
+def dialect_table(qrels: str, run: str, measures: list[str], rel_level: int, **inputs: Any) -> str:
+    """The spread of one run over every dialect as a terminal table (see :func:`format_comparison`)."""
+    from .compare_dialects import compare_dialects
+
+    return format_comparison(compare_dialects(qrels, run, measures, rel_level=rel_level, **inputs))
+
+
+def format_comparison(comparison: DialectComparison, width: int | None = None) -> str:
+    """A dialect comparison fitted to ``width`` (default: the terminal's): group, dialect and a column per measure
+    (or, when those columns would not fit, a row per dialect and measure), then why each dialect differs from
+    trec_eval, wrapped. Names and values are never cut."""
+    from .formats import plain_table, table_width, terminal_width
+
+    width = width or terminal_width()
+    rows = sorted(comparison.rows, key=lambda r: r.group)
+    groups = [str(row.group) for row in rows]
+    dialects = [row.dialect for row in rows]
+    values = [["–" if row.values[k] != row.values[k] else f"{row.values[k]:.4f}" for row in rows]
+              for k in comparison.keys]  # fmt: skip
+    headers = ["group", "dialect", *comparison.keys]
+    if table_width(headers, [groups, dialects, *values]) <= width:
+        lines = plain_table(headers, [groups, dialects, *values], [True, False] + [True] * len(values))
+    else:
+        n = len(comparison.keys)
+        long = [
+            [g for g in groups for _ in range(n)],
+            [d for d in dialects for _ in range(n)],
+            list(comparison.keys) * len(rows),
+            [values[i][j] for j in range(len(rows)) for i in range(n)],
+        ]
+        lines = plain_table(["group", "dialect", "measure", "value"], long, [True, False, False, True])
+    lines += ["", "Why each differs from trec_eval:"]
+    for row in rows:
+        lines += _wrapped(f"  {row.dialect}: {'; '.join(row.reasons) or '–'}", width, 4)
+    return "\n".join(lines) + "\n"
+
+
+def comparison_json(comparison: DialectComparison) -> str:
+    """``{"measures": [...], "dialects": [{"dialect", "group", "values": {M: v}, "why": [...]}]}``; values not
+    defined are null."""
+    import json
+    import math
+
+    payload = {
+        "measures": list(comparison.keys),
+        "dialects": [
+            {"dialect": row.dialect, "group": row.group,
+             "values": {k: (None if not math.isfinite(v) else v) for k, v in row.values.items()},
+             "why": list(row.reasons)}
+            for row in comparison.rows
+        ],
+    }  # fmt: skip
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def records_csv(records: list[dict[str, Any]]) -> str:
+    """Plain records as CSV with a header (every record has the same keys)."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(records[0]) if records else [], lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(records)
+    return out.getvalue()
+
+
+def comparison_records(comparison: DialectComparison) -> list[dict[str, Any]]:
+    """One record per (dialect, measure): dialect, group, measure, value (empty when undefined), why."""
+    return [
+        {"dialect": row.dialect, "group": row.group, "measure": key,
+         "value": "" if row.values[key] != row.values[key] else repr(row.values[key]), "why": "; ".join(row.reasons)}
+        for row in comparison.rows
+        for key in comparison.keys
+    ]  # fmt: skip

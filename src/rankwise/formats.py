@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -94,32 +95,61 @@ def _csv_text(number: float | int | None) -> str:
     return "" if number is None else repr(number)
 
 
-def format_table(result: EvaluationResult, per_query: bool) -> str:
-    """A terminal table (rich): a row per measure; with ``per_query`` a row per query and a column per measure."""
-    from rich.console import Console
-    from rich.table import Table
+def terminal_width(default: int = 100) -> int:
+    """Columns of the terminal the output goes to (``COLUMNS`` when set), else ``default``."""
+    import shutil
 
-    heading = f"{len(result.query_ids)} queries" + (f", run {result.run_name}" if result.run_name else "")
-    table = Table()
-    aggregates = [_cell(v) for v in _aggregates(result)]
-    if per_query:
-        table.add_column("query", style="bold")
-        for key in result.keys:
-            table.add_column(key, justify="right")
-        rows = _rows(result)
-        for j, qid in enumerate(result.query_ids):
-            table.add_row(qid, *(_cell(row[j]) for row in rows))
-        table.add_row("all", *aggregates, style="bold")
-    else:
-        table.add_column("measure", style="bold")
-        table.add_column("value", justify="right")
-        for key, value in zip(result.keys, aggregates):
-            table.add_row(key, value)
-    buffer = io.StringIO()
-    Console(file=buffer, width=max(100, 12 + 14 * len(result.keys)) if per_query else 100, color_system=None).print(
-        table
+    return max(40, shutil.get_terminal_size((default, 24)).columns)
+
+
+def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    """Lines of a plain text table: a header line, a rule, then one line per row; every column as wide as its
+    widest cell (nothing is ever cut), two spaces between columns. ``columns`` holds each column's cells."""
+    widths = [
+        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
+    ]
+    aligned = [
+        [cell.rjust(width) if is_right else cell.ljust(width) for cell in cells]
+        for cells, width, is_right in zip(columns, widths, right)
+    ]
+    head = [h.rjust(w) if r else h.ljust(w) for h, w, r in zip(headers, widths, right)]
+    lines = ["  ".join(head).rstrip(), "  ".join("─" * w for w in widths)]
+    lines.extend("  ".join(cells).rstrip() for cells in zip(*aligned))
+    return lines
+
+
+def table_width(headers: Sequence[str], columns: Sequence[Sequence[str]]) -> int:
+    """The width :func:`plain_table` would give these cells."""
+    widths = [
+        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
+    ]
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+def format_table(result: EvaluationResult, per_query: bool, width: int | None = None) -> str:
+    """A plain table for the terminal, fitted to ``width`` (default: the terminal's) and never cutting a name.
+
+    Without ``per_query``: a row per measure. With it: a row per query and a column per measure when that fits
+    the width, else the long layout, a row per (query, measure) — as ``--format csv`` but aligned."""
+    width = width or terminal_width()
+    heading = f"{len(result.query_ids)} {'query' if len(result.query_ids) == 1 else 'queries'}" + (
+        f", run {result.run_name}" if result.run_name else ""
     )
-    return buffer.getvalue() + heading + "\n"
+    aggregates = [_cell(v) for v in _aggregates(result)]
+    if not per_query:
+        lines = plain_table(["measure", "value"], [list(result.keys), aggregates], [False, True])
+        return "\n".join(lines) + "\n" + heading + "\n"
+    cells = [[_cell(v) for v in row] + [total] for row, total in zip(_rows(result), aggregates)]
+    query_column = [*result.query_ids, "all"]
+    if table_width(["query", *result.keys], [query_column, *cells]) <= width:
+        lines = plain_table(["query", *result.keys], [query_column, *cells], [False] + [True] * len(cells))
+    else:
+        nq, nm = len(query_column), len(result.keys)
+        queries = [qid for qid in query_column for _ in range(nm)]
+        names = list(result.keys) * nq
+        values = [cells[i][j] for j in range(nq) for i in range(nm)]
+        lines = plain_table(["query", "measure", "value"], [queries, names, values], [False, False, True])
+    return "\n".join(lines) + "\n" + heading + "\n"
 
 
 def _cell(number: float | int | None) -> str:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import Enum
 
+import numpy as np
+
 from .errors import RankwiseError
 
 
@@ -82,7 +84,14 @@ class Policies:
         object.__setattr__(self, "scores", _enum(ScorePrecision, self.scores, "score precision"))
         object.__setattr__(self, "ties", _enum(TiePolicy, self.ties, "tie policy"))
         object.__setattr__(self, "queries", _enum(QuerySet, self.queries, "query set"))
-        if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
-            raise RankwiseError(f"depth must be a positive integer, got {self.depth!r}")
-        if isinstance(self.rel_level, bool) or int(self.rel_level) < 0:
-            raise RankwiseError(f"rel_level must be an integer >= 0, got {self.rel_level!r}")
+        if self.depth is not None:
+            object.__setattr__(self, "depth", _whole_number(self.depth, "depth", "a positive integer", 1))
+        object.__setattr__(self, "rel_level", _whole_number(self.rel_level, "rel_level", "an integer >= 0", 0))
+
+
+def _whole_number(value: object, name: str, what: str, minimum: int) -> int:
+    """``value`` as an int when it is an integer (Python or numpy, not bool) >= ``minimum``; anything else — a
+    float such as 1.5 or even 2.0, a string, NaN — is refused, never truncated or converted."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise RankwiseError(f"{name} must be {what}, got {value!r}")
+    return int(value)

@@ -11,16 +11,17 @@ import click
 
 from .. import __version__
 from .commands import dialects, evaluate, explain, list_measures
+from .compare import compare
 from .ltr import ltr
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="rankwise")
+@click.version_option(__version__, "-V", "--version", prog_name="rankwise")
 def main() -> None:
     """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
 
 
-for command in (evaluate, list_measures, explain, dialects, ltr):
+for command in (evaluate, compare, list_measures, explain, dialects, ltr):
     main.add_command(command)
 
 __all__ = ["main"]

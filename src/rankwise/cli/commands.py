@@ -6,11 +6,11 @@ import click
 
 from ..errors import RankwiseError
 from ..formats import FORMATS
-from ..policies import QuerySet, TiePolicy
+from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .common import InputOptions, echo_result, fail_cleanly, recommendation_options
 
 
-@click.command()
+@click.command(short_help="Evaluate a run against qrels.")
 @click.argument("qrels")
 @click.argument("run")
 @click.option(
@@ -51,6 +51,13 @@ from .common import InputOptions, echo_result, fail_cleanly, recommendation_opti
     help="Order of documents with equal scores [default: docno_desc, or the dialect's].",
 )
 @click.option(
+    "--scores",
+    type=click.Choice([p.value for p in ScorePrecision]),
+    default=None,
+    help="Precision scores are compared at: float32 makes scores closer than float32 precision tie, as "
+    "pytrec_eval does [default: float64, or the dialect's].",
+)
+@click.option(
     "--format",
     "output_format",
     type=click.Choice(FORMATS),
@@ -62,7 +69,7 @@ from .common import InputOptions, echo_result, fail_cleanly, recommendation_opti
     "--dialect",
     default=None,
     metavar="NAME[@VERSION]",
-    help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); `rankwise dialects` lists them.",
+    help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); 'rankwise dialects' lists them.",
 )
 @recommendation_options
 @fail_cleanly
@@ -76,6 +83,7 @@ def evaluate(
     queries: str | None,
     depth: int | None,
     ties: str | None,
+    scores: str | None,
     output_format: str,
     dialect: str | None,
     inputs: InputOptions,
@@ -87,12 +95,12 @@ def evaluate(
         raise RankwiseError(f"-c contradicts --queries {queries}")
     chosen = QuerySet.QRELS.value if all_queries else queries
     result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
-                            rel_level=rel_level, dialect=dialect,
+                            rel_level=rel_level, dialect=dialect, scores=scores,
                             **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 
-@click.command("measures")
+@click.command("measures", short_help="List every measure.")
 def list_measures() -> None:
     """List every measure with a one-line definition."""
     from ..explain import list_measures as text
@@ -100,7 +108,7 @@ def list_measures() -> None:
     click.echo(text(), nl=False)
 
 
-@click.command()
+@click.command(short_help="Define a measure, as rankwise or a dialect computes it.")
 @click.argument("measure")
 @click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
 @click.option(
@@ -114,11 +122,19 @@ def explain(measure: str, rel_level: int, dialect: str | None) -> None:
     click.echo(text(measure, rel_level=rel_level, dialect=dialect), nl=False)
 
 
-@click.command()
+@click.command(short_help="List the dialects, or compare a run under every one.")
 @click.argument("qrels", required=False)
 @click.argument("run", required=False)
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE", help="Measures to compare (repeatable).")
 @click.option("-l", "--rel-level", type=int, default=1, show_default=True, help="Evaluation relevance threshold.")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "json", "csv"]),
+    default="table",
+    show_default=True,
+    help="table = fitted to the terminal; json; csv = one row per dialect (and measure).",
+)
 @recommendation_options
 @fail_cleanly
 def dialects(
@@ -126,15 +142,13 @@ def dialects(
     run: str | None,
     measures: tuple[str, ...],
     rel_level: int,
+    output_format: str,
     inputs: InputOptions,
 ) -> None:
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
-    from ..explain import dialect_table, list_dialects
+    from ..explain import show_dialects
 
-    if qrels is None or run is None:
-        click.echo(list_dialects(), nl=False)
-        return
-    if not measures:
+    if (qrels is None or run is None) or measures:
+        click.echo(show_dialects(output_format, qrels, run, list(measures), rel_level, inputs.as_arguments()), nl=False)
+    else:
         raise RankwiseError("give the measures to compare with -m, e.g. -m AP@10 -m nDCG@10")
-    options = inputs.as_arguments()
-    click.echo(dialect_table(qrels, run, list(measures), rel_level, **options), nl=False)

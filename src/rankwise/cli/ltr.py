@@ -27,27 +27,32 @@ from .common import echo_notes, echo_result, fail_cleanly
 @dataclass(frozen=True)
 class _FileOptions:
     """How the SVMlight files of one command are read (``--zero-based``, ``--any-qid-order``,
-    ``--doc-ids-from-comments``)."""
+    ``--doc-ids-from-comments``, ``--num-features``)."""
 
     zero_based: bool = False
     any_qid_order: bool = False
     doc_ids_from_comments: bool = False
+    num_features: int | None = None
 
     def read(self, path: str, num_features: int | None = None) -> LtrData:
-        return read_svmlight(path, zero_based=self.zero_based, num_features=num_features,
+        """Read ``path`` with ``num_features`` (a model's or the training file's width), else ``--num-features``,
+        else the width the data shows."""
+        width = num_features if num_features is not None else self.num_features
+        return read_svmlight(path, zero_based=self.zero_based, num_features=width,
                              qid_order="any" if self.any_qid_order else "increasing",
                              doc_ids="comment" if self.doc_ids_from_comments else "position")  # fmt: skip
 
 
-def file_options(*, doc_ids: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add ``--zero-based``, ``--any-qid-order`` and (``doc_ids``) ``--doc-ids-from-comments``; the command
-    receives them as ``files: _FileOptions``."""
+def file_options(*, doc_ids: bool, width: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add ``--zero-based``, ``--any-qid-order``, (``doc_ids``) ``--doc-ids-from-comments`` and (``width``: the
+    command reads its width from the data, not from a model) ``--num-features``; the command receives them as
+    ``files: _FileOptions``."""
 
     def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(command)
         def wrapper(*args: Any, zero_based: bool, any_qid_order: bool, doc_ids_from_comments: bool = False,
-                    **kwargs: Any) -> Any:  # fmt: skip
-            files = _FileOptions(zero_based, any_qid_order, doc_ids_from_comments)
+                    num_features: int | None = None, **kwargs: Any) -> Any:  # fmt: skip
+            files = _FileOptions(zero_based, any_qid_order, doc_ids_from_comments, num_features)
             return command(*args, files=files, **kwargs)
 
         options = [
@@ -60,6 +65,10 @@ def file_options(*, doc_ids: bool) -> Callable[[Callable[..., Any]], Callable[..
             options.append(click.option("--doc-ids-from-comments", is_flag=True,
                                         help="Name documents by each row's comment (#docid = ID, or # ID ...) "
                                         "instead of their position in the query."))  # fmt: skip
+        if width:
+            options.append(click.option("--num-features", type=click.IntRange(min=0), default=None, metavar="N",
+                                        help="The width (features) of the data [default: its largest index, up to "
+                                        "65536 or the number of index:value entries]."))  # fmt: skip
         for option in options:
             wrapper = option(wrapper)
         return wrapper
@@ -97,9 +106,29 @@ def _cutoffs(text: str) -> list[int]:
     return values
 
 
+def _check_run_name(run_name: str) -> None:
+    """A run name is the last field of a TREC run line: one word, or it could not be read back as written."""
+    if not run_name or any(c.isspace() for c in run_name):
+        raise RankwiseError(f"--run-name {run_name!r}: a run name is one word (no spaces, tabs or line breaks)")
+
+
+def _check_doc_ids(data: LtrData) -> None:
+    """TREC files are split on white space: a document id that holds some (or is empty) could not be read back as
+    written."""
+    ids = data.doc_ids()
+    unwritable = (ids.str.contains(r"\s") | (ids.str.len_chars() == 0)).to_numpy()
+    if unwritable.any():
+        row = int(np.argmax(unwritable))
+        raise RankwiseError(f"{data.source}: document id {ids[row]!r} of row {row + 1} cannot be a TREC field "
+                            "(empty or with white space)")  # fmt: skip
+
+
 def trec_run(data: LtrData, scores: np.ndarray, run_name: str) -> pl.DataFrame:
     """A TREC run (``qid Q0 docno rank score tag``): queries in file order, each one's rows by score descending,
-    ties in row order (as LightGBM and XGBoost rank them)."""
+    ties in row order (as LightGBM and XGBoost rank them). The run name and the document ids must be single words
+    (they are written as they are, never quoted)."""
+    _check_run_name(run_name)
+    _check_doc_ids(data)
     frame = data.to_run(scores).with_columns(group=pl.Series(data.row_groups()), row=pl.int_range(pl.len()))
     frame = frame.sort(["group", "score", "row"], descending=[False, True, False])
     return frame.select(
@@ -113,20 +142,21 @@ def trec_run(data: LtrData, scores: np.ndarray, run_name: str) -> pl.DataFrame:
 
 
 def _write(frame: pl.DataFrame, output: str | None) -> None:
-    text = frame.write_csv(separator=" ", include_header=False)
+    """Space-separated fields written as they are (TREC readers know no quoting)."""
+    text = frame.write_csv(separator=" ", include_header=False, quote_style="never")
     if output is None:
         click.echo(text, nl=False)
     else:
         Path(output).write_text(text)
 
 
-@click.group("ltr")
+@click.group("ltr", short_help="Learning to rank: train, predict, evaluate.")
 def ltr() -> None:
     """Learning to rank on SVMlight/libsvm files (qid: or FILE.query): train, predict, evaluate; qrels and
     relabel turn labels into TREC judgments and back."""
 
 
-@ltr.command("train")
+@ltr.command("train", short_help="Train a ranker and save it to a directory.")
 @click.argument("train_file", metavar="TRAIN")
 @click.option("--valid", "valid_file", default=None, help="Validation file: early stopping and progress.")
 @click.option("--model", "kind", type=click.Choice(list(MODEL_KINDS)), default="lightgbm", show_default=True,
@@ -139,7 +169,7 @@ def ltr() -> None:
 @click.option("--early-stopping", type=int, default=None, help="Stop after N rounds without a better validation nDCG.")
 @click.option("--eval-at", default="1,3,5", show_default=True, help="Validation nDCG cutoffs.")
 @click.option("--seed", type=int, default=None, help="Random seed [default: each library's].")
-@file_options(doc_ids=False)
+@file_options(doc_ids=False, width=True)
 @click.option("-o", "--output", required=True, help="Directory to save the model in.")
 @click.option("--quiet", is_flag=True, help="No progress lines.")
 @fail_cleanly
@@ -158,20 +188,25 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
     valid = files.read(valid_file, data.num_features) if valid_file else None
 
     def progress(iteration: int, values: Any) -> None:
-        if not quiet:
-            shown = "  ".join(f"{name}={value:.6f}" for name, value in values.items())
-            click.echo(f"[{iteration:>4}] {shown}", err=True)
+        click.echo(f"[{iteration:>4}] {_metrics(values)}", err=True)
 
     ranker = train_ranker(kind, data, valid, params=params, rounds=rounds, early_stopping=early_stopping,
-                          eval_at=_cutoffs(eval_at), seed=seed, on_progress=progress)  # fmt: skip
+                          eval_at=_cutoffs(eval_at), seed=seed, on_progress=None if quiet else progress)  # fmt: skip
     ranker.save(output)
-    shown = "  ".join(f"{name}={value:.6f}" for name, value in ranker.best_metrics.items())
     used = f" ({ranker.used_features} used)" if ranker.used_features is not None else ""
+    if valid is not None:
+        kept = f"best iteration {ranker.best_iteration} of {len(ranker.history)}: {_metrics(ranker.best_metrics)}"
+    else:
+        kept = f"{ranker.best_iteration} iterations (no --valid: the last is kept)"
     click.echo(f"{kind}: {data.num_rows} rows, {data.num_groups} queries, {data.num_features} features{used}; "
-               f"best iteration {ranker.best_iteration} {shown}; saved to {output}", err=True)  # fmt: skip
+               f"{kept}; saved to {output}", err=True)  # fmt: skip
 
 
-@ltr.command("predict")
+def _metrics(values: Any) -> str:
+    return "  ".join(f"{name}={value:.6f}" for name, value in values.items())
+
+
+@ltr.command("predict", short_help="Score data with a saved model: a TREC run.")
 @click.argument("model_dir", metavar="MODEL")
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the run here [default: stdout].")
@@ -183,23 +218,26 @@ def predict(model_dir: str, data_file: str, output: str | None, run_name: str, f
     their comments with --doc-ids-from-comments)."""
     from ..ltr.models import Ranker
 
+    _check_run_name(run_name)
     ranker = Ranker.load(model_dir)
     data = files.read(data_file, ranker.num_features)
     _write(trec_run(data, ranker.predict(data), run_name), output)
 
 
-@ltr.command("qrels")
+@ltr.command("qrels", short_help="Write the labels as TREC qrels.")
 @click.argument("data_file", metavar="DATA")
 @click.option("-o", "--output", default=None, help="Write the qrels here [default: stdout].")
-@file_options(doc_ids=True)
+@file_options(doc_ids=True, width=True)
 @fail_cleanly
 def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
-    """Write the labels of DATA as TREC qrels (``qid 0 docno grade``)."""
-    frame = files.read(data_file).to_qrels()
+    """Write the labels of DATA as TREC qrels ("qid 0 docno grade" lines)."""
+    data = files.read(data_file)
+    _check_doc_ids(data)
+    frame = data.to_qrels()
     _write(frame.select("query_id", pl.lit("0").alias("iter"), "doc_id", "grade"), output)
 
 
-@ltr.command("relabel")
+@ltr.command("relabel", short_help="Replace labels by grades from judgments.")
 @click.argument("data_file", metavar="DATA")
 @click.argument("qrels_file", metavar="QRELS")
 @click.option("-o", "--output", required=True, help="Write the relabelled SVMlight file here.")
@@ -207,7 +245,7 @@ def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
 @click.option("--threshold", type=float, default=None, help="QRELS values are ratings: relevant when >= this.")
 @click.option("--query-file", "write_query_file", is_flag=True,
               help="Write groups to OUTPUT.query instead of qid: tokens (LightGBM's layout).")  # fmt: skip
-@file_options(doc_ids=True)
+@file_options(doc_ids=True, width=True)
 @fail_cleanly
 def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int | None, threshold: float | None,
                     write_query_file: bool, files: _FileOptions) -> None:  # fmt: skip
@@ -219,7 +257,7 @@ def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int 
     write_svmlight(done.data, output, query_file=write_query_file, zero_based=files.zero_based)
 
 
-@ltr.command("evaluate")
+@ltr.command("evaluate", short_help="Score data with a saved model and evaluate it.")
 @click.argument("model_dir", metavar="MODEL")
 @click.argument("data_file", metavar="DATA")
 @click.option("-m", "--measure", "measures", multiple=True, metavar="MEASURE",

@@ -10,7 +10,8 @@ Columns are found by name. Defaults, tried in order (case-insensitive):
 
 RecBole atomic-file headers (``user_id:token``) match by the part before the colon.
 ``columns={"query_id": ..., "doc_id": ..., "value": ...}`` names them explicitly (``"rank": ...`` instead of
-``"value"`` for a rank column).
+``"value"`` for a rank column), or a plain ``(query, doc, value)`` tuple does; other keys are refused
+(:func:`check_columns`).
 """
 
 from __future__ import annotations
@@ -97,18 +98,14 @@ def read_tabular(
     name = str(path)
     if not path.exists():
         raise InputError(f"{name}: no such file")
+    if path.is_dir():
+        raise InputError(f"{name}: is a directory, not a file")
     try:
         if suffixes and suffixes[-1] in (".parquet", ".pq"):
             frame = pl.read_parquet(path)
         else:
             separator = "\t" if ".tsv" in suffixes or ".inter" in suffixes else ","
-            header = pl.read_csv(path, separator=separator, n_rows=0).columns
-            frame = pl.read_csv(
-                path,
-                separator=separator,
-                infer_schema_length=10000,
-                schema_overrides=dict.fromkeys(_id_columns(header, kind, columns, name), pl.String),
-            )
+            frame = _read_delimited(path, separator, kind, columns)
     except pl.exceptions.NoDataError:
         raise EmptyInputError(f"{name}: file is empty") from None
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
@@ -117,6 +114,36 @@ def read_tabular(
     # Rows of a CSV with a header start on line 2; parquet rows are named by index.
     line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
     return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold)
+
+
+def _read_delimited(path: Path, separator: str, kind: Kind, columns: Mapping[str, str] | None) -> pl.DataFrame:
+    """A CSV/TSV file with a header: ids as text, other columns typed from the first 10,000 rows. When a later
+    row breaks those types, every column is read as text instead, so the value check names the file line of the
+    bad value; a row with more or fewer fields than the header is named by its line."""
+    name = str(path)
+    header = pl.read_csv(path, separator=separator, n_rows=0).columns
+    ids = dict.fromkeys(_id_columns(header, kind, columns, name), pl.String)
+    try:
+        return pl.read_csv(path, separator=separator, infer_schema_length=10000, schema_overrides=ids)
+    except pl.exceptions.ComputeError:
+        pass
+    try:
+        return pl.read_csv(path, separator=separator, infer_schema=False)
+    except pl.exceptions.ComputeError:
+        _raise_ragged_row(path, separator, len(header))
+        raise
+
+
+def _raise_ragged_row(path: Path, separator: str, width: int) -> None:
+    """Name the first row whose number of fields differs from the header's (only called once polars has failed,
+    so a Python scan is affordable)."""
+    import csv
+
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        reader = csv.reader(handle, delimiter=separator)
+        for row in reader:
+            if row and len(row) != width:
+                raise InputError(f"{path}:{reader.line_num}: {len(row)} fields where the header has {width}") from None
 
 
 def _id_columns(header: list[str], kind: Kind, given: Mapping[str, str] | None, name: str) -> list[str]:
@@ -148,25 +175,79 @@ def dict_to_table(
         bad = next((i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))), None)
         if bad is not None:
             raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
-    wanted = int if kind == "qrels" and threshold is None else (int, float)
-    for qid, did, value in zip(qids, dids, values):
-        if isinstance(value, bool) or (not isinstance(value, wanted) and not _is_numpy_number(value, kind)):
-            what = "an integer grade" if kind == "qrels" else "a number"
-            raise InputError(f"{name}: query {qid!r} doc {did!r}: {value!r} is not {what}")
+    integers = kind == "qrels" and threshold is None
+    checked = [_dict_value(value, integers, f"{name}: query {qid!r} doc {did!r}") for qid, did, value in
+               zip(qids, dids, values)]  # fmt: skip
     frame = pl.DataFrame(
         {
             QID: pl.Series(QID, [str(q) for q in qids], dtype=pl.String),
             DOCID: pl.Series(DOCID, [str(d) for d in dids], dtype=pl.String),
-            VALUE: pl.Series(VALUE, values, dtype=pl.Int64 if wanted is int else pl.Float64),
+            VALUE: pl.Series(VALUE, checked, dtype=pl.Int64 if integers else pl.Float64),
         }
     )
     return make_table(frame, kind, Origin(name), threshold=threshold)
 
 
-def _is_numpy_number(value: Any, kind: Kind) -> bool:
+INT64_MAX = 2**63 - 1
+
+
+def _dict_value(value: Any, integer: bool, where: str) -> int | float:
+    """One value of a ``{qid: {docid: value}}`` dict: an integer grade within int64 (Python or numpy int: a float,
+    even 2.0, is not a grade), or a number that fits a float64 score (or rating)."""
     import numpy as np
 
-    return isinstance(value, (np.integer, np.floating))
+    if integer:
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise InputError(f"{where}: {value!r} is not an integer grade")
+        if not -INT64_MAX - 1 <= value <= INT64_MAX:
+            raise InputError(f"{where}: grade {value} is out of range (grades must fit in 64 bits)")
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InputError(f"{where}: {value!r} is not a number")
+    try:
+        return float(value)
+    except OverflowError:
+        raise InputError(f"{where}: {str(value)[:20]}… is too large for a float64") from None
+
+
+COLUMN_KEYS: dict[Kind, tuple[str, ...]] = {"qrels": (QID, DOCID, VALUE), "run": (QID, DOCID, VALUE, RANK)}
+_KEY_HINTS = {
+    "query": QID, "qid": QID, "user": QID, "user_id": QID, "topic": QID,
+    "doc": DOCID, "docid": DOCID, "docno": DOCID, "item": DOCID, "item_id": DOCID,
+    "score": VALUE, "grade": VALUE, "rating": VALUE, "relevance": VALUE, "label": VALUE, "rel": VALUE,
+    "position": RANK, "pos": RANK,
+}  # fmt: skip
+
+
+def check_columns(columns: Any, kind: Kind) -> dict[str, str] | None:
+    """``qrels_columns=`` / ``run_columns=`` as the column mapping the readers use.
+
+    Accepted: None (columns found by name); a mapping with the keys ``query_id``, ``doc_id`` and ``value`` (the
+    grade or rating of qrels, the score of a run), or for a run ``rank`` instead of ``value`` (score = −rank), each
+    naming a column; or a plain ``(query, doc, value)`` tuple of three column names (for a run, a third column
+    called rank/position/pos is a rank). Any other key is refused, with the key it probably meant."""
+    if columns is None:
+        return None
+    if isinstance(columns, (tuple, list)):
+        if len(columns) != 3 or not all(isinstance(c, str) and c.strip() for c in columns):
+            raise InputError(f"{kind}_columns {columns!r}: give three column names (query, document, value)")
+        return columns_from_names(",".join(c.strip() for c in columns), kind)
+    if not isinstance(columns, Mapping):
+        raise InputError(
+            f"{kind}_columns must be a dict such as {{'query_id': 'user', 'doc_id': 'item', 'value': 'rating'}} "
+            f"or a (query, doc, value) tuple, not {type(columns).__name__}"
+        )
+    allowed = COLUMN_KEYS[kind]
+    for key, column in columns.items():
+        if key not in allowed:
+            hint = _KEY_HINTS.get(str(key).lower())
+            meant = f" (for {key!r} write {hint!r})" if hint in allowed else ""
+            raise InputError(f"{kind}_columns: unknown key {key!r}{meant}; the keys are {', '.join(allowed)}")
+        if not isinstance(column, str) or not column:
+            raise InputError(f"{kind}_columns[{key!r}] must be a column name, not {column!r}")
+    if VALUE in columns and RANK in columns:
+        raise InputError(f"{kind}_columns: give 'value' (a score) or 'rank', not both")
+    return dict(columns)
 
 
 def columns_from_names(text: str | None, kind: Kind) -> dict[str, str] | None:

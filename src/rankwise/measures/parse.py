@@ -11,9 +11,10 @@ from __future__ import annotations
 import re
 
 from ..errors import MeasureError
+from ..wording import shorten as _short
 from .catalog import canonical_family_name, family, suggest
-from .spec import Measure, _split_top_level
-from .trec_names import parse_trec_name, trec_name
+from .spec import Measure, ParamValue, _split_top_level, check_cutoff_digits
+from .trec_names import CUTOFF_FAMILIES, PLAIN_MEASURES, parse_trec_name, trec_name
 
 _MEASURE_RE = re.compile(
     r"^(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>[0-9]*\.?[0-9]+))?$"
@@ -27,17 +28,26 @@ def parse_measure(text: str) -> Measure:
     """
     measures = parse_measures(text)
     if len(measures) != 1:
-        raise MeasureError(f"{text!r} names {len(measures)} measures; use parse_measures for sets")
+        raise MeasureError(f"{_short(text)!r} names {len(measures)} measures; use parse_measures for sets")
     return measures[0][1]
 
 
 def _parse_ir_syntax(text: str) -> Measure:
+    name, params, raw_cutoff = _read_parts(text)
+    cutoff: float | None = None
+    if raw_cutoff is not None:
+        cutoff = _cutoff_number(raw_cutoff, family(name).cutoff == "recall" or "." in raw_cutoff, text)
+    return Measure(name, cutoff=cutoff, params=params)
+
+
+def _read_parts(text: str) -> tuple[str, tuple[tuple[str, ParamValue], ...], str | None]:
+    """``NAME[(param=value,...)][@cutoff]`` → (family name, parsed parameters, cutoff text or None)."""
     match = _MEASURE_RE.match(text)
     if match is None:
-        raise MeasureError(f"cannot read measure {text!r}: expected NAME[(param=value,...)][@cutoff]{suggest(text)}")
-    name = canonical_family_name(match["name"])
-    if name is None:
-        raise MeasureError(f"unknown measure {match['name']!r}{suggest(match['name'])}")
+        raise MeasureError(
+            f"cannot read measure {_short(text)!r}: expected NAME[(param=value,...)][@cutoff]{suggest(text)}"
+        )
+    name = _family_of(match["name"])
     spec = family(name)
     params = []
     if match["params"] is not None and match["params"].strip():
@@ -45,13 +55,41 @@ def _parse_ir_syntax(text: str) -> Measure:
             key, sep, value = item.partition("=")
             key = key.strip()
             if not sep or not key:
-                raise MeasureError(f"{text}: parameter {item.strip()!r} must look like name=value")
+                raise MeasureError(f"{_short(text)}: parameter {_short(item.strip())!r} must look like name=value")
             params.append((key, spec.param(key).parse(value, text)))
-    cutoff: float | None = None
-    if match["cutoff"] is not None:
-        raw = match["cutoff"]
-        cutoff = float(raw) if spec.cutoff == "recall" or "." in raw else int(raw)
-    return Measure(name, cutoff=cutoff, params=tuple(params))
+    return name, tuple(params), match["cutoff"]
+
+
+def _family_of(name: str) -> str:
+    """The family a name in ``NAME[(...)][@k]`` syntax means: a rankwise name or alias (any case), or a trec_eval
+    name without its cutoff (``ndcg_cut``, ``recip_rank``), so that ``ndcg_cut@10`` — the key ``-m ndcg_cut -k 10``
+    gives — reads back as the measure it names."""
+    canonical = canonical_family_name(name) or PLAIN_MEASURES.get(name) or CUTOFF_FAMILIES.get(name, (None,))[0]
+    if canonical is None:
+        raise MeasureError(f"unknown measure {_short(name)!r}{suggest(name)}")
+    return canonical
+
+
+def _cutoff_number(raw: str, as_float: bool, text: str) -> int | float:
+    check_cutoff_digits(raw, text)
+    return float(raw) if as_float else int(raw)
+
+
+def expand_cutoffs(text: str, cutoffs: list[int]) -> list[tuple[str, Measure]] | None:
+    """The one ``-k`` rule: a measure string written without a cutoff whose family takes a rank cutoff (``P``,
+    ``Precision``, ``nDCG(gain=exp2)``, ``ndcg_cut``, ``map``) becomes ``TEXT@k`` for each k, keyed exactly so
+    (``parse_measures("TEXT@k")`` reads it back). None when ``text`` gives its own cutoff (``P@5``, ``P_5``,
+    ``P.5,10``), names a set (``official``) or a family without rank cutoffs (``bpref``, ``IPrec``)."""
+    text = text.strip()
+    match = _MEASURE_RE.match(text)
+    if match is None or match["cutoff"] is not None or text == "official":
+        return None
+    if text not in CUTOFF_FAMILIES and text not in PLAIN_MEASURES and parse_trec_name(text) is not None:
+        return None  # P_5, ndcg_cut_10: a trec_eval name with its cutoff
+    name, params, _ = _read_parts(text)
+    if family(name).cutoff != "rank":
+        return None
+    return [(f"{text}@{k}", Measure(name, cutoff=k, params=params)) for k in cutoffs]
 
 
 def parse_measures(text: str) -> list[tuple[str, Measure]]:
@@ -60,6 +98,8 @@ def parse_measures(text: str) -> list[tuple[str, Measure]]:
     The key is ``text`` itself when it names one measure, otherwise each measure's trec_eval output name
     (``P.5,10`` gives ``P_5`` and ``P_10``).
     """
+    if not isinstance(text, str):
+        raise MeasureError(f"a measure must be a string like 'nDCG@10', not {type(text).__name__}")
     text = text.strip()
     if not text:
         raise MeasureError("empty measure name")

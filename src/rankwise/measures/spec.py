@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ..errors import MeasureError
+from ..wording import shorten
 
 GainMap = tuple[tuple[int, float], ...]
 ParamValue = int | float | str | GainMap
@@ -25,6 +26,18 @@ def format_number(value: float) -> str:
     if float(value).is_integer() and abs(value) < 1e15:
         return str(int(value))
     return repr(float(value))
+
+
+MAX_CUTOFF_DIGITS = 18
+
+
+def check_cutoff_digits(raw: str, measure: str) -> None:
+    """Refuse a cutoff written with more than 18 digits before Python's ``int()`` (a ValueError past 4300 digits)
+    or ``float()`` (infinity) reads it."""
+    if len(raw.strip().lstrip("+-0").split(".")[0]) > MAX_CUTOFF_DIGITS:
+        raise MeasureError(
+            f"{shorten(measure)}: cutoff {shorten(raw)} is too large (at most {MAX_CUTOFF_DIGITS} digits)"
+        )
 
 
 def _split_top_level(text: str, sep: str = ",") -> list[str]:
@@ -67,7 +80,7 @@ class Param:
                 number: int | float = int(text) if self.kind == "int" else float(text)
             except ValueError:
                 kind = "an integer" if self.kind == "int" else "a number"
-                raise MeasureError(f"{measure}: parameter {self.name}={text!r} must be {kind}") from None
+                raise MeasureError(f"{measure}: parameter {self.name}={shorten(text)!r} must be {kind}") from None
             return self.check(number, measure)
         if self.kind == "gain" and text.startswith("{"):
             return self._parse_gain_map(text, measure)
@@ -218,10 +231,12 @@ class Measure:
             if spec.cutoff_required:
                 raise MeasureError(f"{self.name} needs a cutoff, e.g. {self.name}@{_example_cutoff(spec)}")
             return
+        if isinstance(self.cutoff, bool) or not isinstance(self.cutoff, (int, float)):
+            raise MeasureError(f"{self.name}: cutoff {self.cutoff!r} must be a number")
         if spec.cutoff is None:
             raise MeasureError(f"{self.name} takes no cutoff (got @{format_number(self.cutoff)})")
         if spec.cutoff == "rank":
-            if isinstance(self.cutoff, bool) or not float(self.cutoff).is_integer() or self.cutoff < 1:
+            if not math.isfinite(self.cutoff) or not float(self.cutoff).is_integer() or self.cutoff < 1:
                 raise MeasureError(f"{self.name}: cutoff @{self.cutoff} must be an integer >= 1")
             object.__setattr__(self, "cutoff", int(self.cutoff))
         else:
@@ -297,4 +312,13 @@ def _example_cutoff(spec: MeasureSpec) -> str:
     return "0.5" if spec.cutoff == "recall" else "10"
 
 
-__all__ = ["GainMap", "Measure", "MeasureSpec", "Param", "ParamValue", "_split_top_level", "format_number"]
+__all__ = [
+    "GainMap",
+    "Measure",
+    "MeasureSpec",
+    "Param",
+    "ParamValue",
+    "_split_top_level",
+    "check_cutoff_digits",
+    "format_number",
+]

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 from ..errors import MeasureError
-from .spec import Measure
+from ..wording import shorten
+from .spec import Measure, check_cutoff_digits
 
 _DEFAULT_RANK_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 _DEFAULT_RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -53,10 +54,11 @@ _CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall)(?:([
 
 
 def _cutoff_value(trec_family: str, text: str, whole: str) -> float:
+    check_cutoff_digits(text, whole)
     try:
         value = float(text) if trec_family == "iprec_at_recall" else int(text)
     except ValueError:
-        raise MeasureError(f"{whole}: cutoff {text!r} is not a number") from None
+        raise MeasureError(f"{shorten(whole)}: cutoff {shorten(text)!r} is not a number") from None
     return value
 
 

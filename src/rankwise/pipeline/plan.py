@@ -4,14 +4,17 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..dialects import Dialect, resolve_dialect
-from ..errors import InputError, MeasureError
+from ..errors import InputError, MeasureError, RankwiseError
 from ..measures import Measure, parse_measures
-from ..measures.trec_names import CUTOFF_FAMILIES
+from ..measures.parse import expand_cutoffs
 from ..policies import Policies, QuerySet
 
 MeasureLike = str | Measure
@@ -54,7 +57,7 @@ def make_plan(
     """The plan for an evaluation: dialect resolved, measures parsed and bound, policies in force (explicit, else
     the dialect's, else trec_eval's), and measures grouped by the query set they are averaged over (a dialect may
     average some measures over other queries, as MS Recommenders' nDCG, unless ``queries`` is given)."""
-    chosen, note = resolve_dialect(dialect) if isinstance(dialect, str) else (dialect, None)
+    chosen, note = choose_dialect(dialect)
     threshold, rel_level = rating_threshold(chosen, threshold, rel_level)
     in_force = resolve_policies(chosen, rel_level=rel_level, **policies)
     pairs = resolve_measures(measures, cutoffs)
@@ -78,29 +81,32 @@ def resolve_measures(
 ) -> list[tuple[str, Measure]]:
     """``(key, measure)`` pairs for what the user asked; None means trec_eval's ``official`` set.
 
-    With ``cutoffs``, a measure written without a cutoff whose family takes a rank cutoff becomes one measure
-    per cutoff, keyed ``TEXT@k``.
-
     Keys are the strings exactly as written (or each trec_eval output name when one string names a set,
     like ``P.5,10``); a :class:`Measure` object is keyed by its canonical name.
+
+    With ``cutoffs``, one rule: a measure written without a cutoff whose family takes a rank cutoff becomes one
+    measure per cutoff, keyed as written plus ``@k`` (``P`` → ``P@10``, ``Precision`` → ``Precision@10``,
+    ``ndcg_cut`` → ``ndcg_cut@10``, and in a set such as ``official``, ``map`` → ``map@10``). Every such key reads
+    back as its measure (``parse_measure("ndcg_cut@10")`` is nDCG@10).
     """
+    ks = check_cutoffs(cutoffs)
     if measures is None:
         measures = ["official"]
     elif isinstance(measures, (str, Measure)):
         measures = [measures]
+    elif not isinstance(measures, Iterable):
+        raise MeasureError(f"measures must be a string, a Measure or a list of them, not {type(measures).__name__}")
     pairs: list[tuple[str, Measure]] = []
     for item in measures:
         if isinstance(item, Measure):
             pairs.append((str(item), item))
         elif isinstance(item, str):
-            text = item.strip()
-            if cutoffs is not None and CUTOFF_FAMILIES.get(text, ("", ()))[0] not in ("", "IPrec"):
-                text = f"{text}.{','.join(str(int(k)) for k in cutoffs)}"  # -m P -k 10,20: P_10, P_20
-            pairs.extend(parse_measures(text))
+            expanded = expand_cutoffs(item, ks) if ks is not None else None
+            pairs.extend(expanded if expanded is not None else parse_measures(item))
         else:
             raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
-    if cutoffs is not None:
-        pairs = _with_cutoffs(pairs, [int(k) for k in cutoffs])
+    if ks is not None:
+        pairs = _with_cutoffs(pairs, ks)
     if not pairs:
         raise MeasureError("no measures given")
     unique: dict[str, Measure] = {}
@@ -111,7 +117,28 @@ def resolve_measures(
     return list(unique.items())
 
 
+def check_cutoffs(cutoffs: Iterable[int] | None) -> list[int] | None:
+    """``cutoffs`` as a list of whole numbers >= 1, or a :class:`MeasureError` naming the bad one (a float such as
+    2.7 is refused, never truncated; ``cutoffs=5`` is refused: write ``[5]``)."""
+    if cutoffs is None:
+        return None
+    if isinstance(cutoffs, (str, bytes)) or not isinstance(cutoffs, Iterable):
+        raise MeasureError(f"cutoffs must be a list of integers such as [10, 20], not {cutoffs!r}")
+    ks = []
+    for k in cutoffs:
+        whole = isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+        if not whole and isinstance(k, (float, np.floating)) and math.isfinite(k) and float(k).is_integer():
+            whole = True
+        if not whole or k < 1:
+            raise MeasureError(f"cutoff {k!r} must be an integer >= 1")
+        ks.append(int(k))
+    if not ks:
+        raise MeasureError("cutoffs is empty: give at least one, e.g. [10]")
+    return ks
+
+
 def _with_cutoffs(pairs: list[tuple[str, Measure]], cutoffs: list[int]) -> list[tuple[str, Measure]]:
+    """Members of a set (``official``) and :class:`Measure` objects without a cutoff, each cutoff: ``KEY@k``."""
     out = []
     for key, measure in pairs:
         if measure.cutoff is None and measure.spec.cutoff == "rank":
@@ -127,10 +154,33 @@ def resolve_policies(dialect: Dialect | None, **given: Any) -> Policies:
     return Policies(**{**(dialect.policies if dialect else {}), **chosen})
 
 
+def choose_dialect(dialect: object) -> tuple[Dialect | None, str | None]:
+    """The dialect ``NAME[@VERSION]`` names (with a note when its version has no binding of its own), a
+    :class:`Dialect` as given, or None; anything else is refused."""
+    if dialect is None or isinstance(dialect, Dialect):
+        return dialect, None
+    if not isinstance(dialect, str):
+        raise RankwiseError(f"dialect must be a name such as 'ranx@0.3' or a Dialect, not {dialect!r}")
+    return resolve_dialect(dialect)
+
+
+def check_threshold(threshold: object) -> float | None:
+    """A rating threshold as a finite float (None stays None); a string, bool, NaN or infinity is refused: NaN
+    would make no rating relevant and infinity none, silently."""
+    if threshold is None:
+        return None
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+        raise InputError(f"threshold must be a number such as 4 or 3.5, not {threshold!r}")
+    if not math.isfinite(threshold):
+        raise InputError(f"threshold must be a finite number, not {threshold!r}")
+    return float(threshold)
+
+
 def rating_threshold(dialect: Dialect | None, threshold: float | None, rel_level: int) -> tuple[float | None, int]:
     """The threshold the qrels are read with and the rel_level in force. Under a dialect whose ratings are
     ``graded`` (Elliot), ratings stay the grades and an integer threshold becomes the rel_level; otherwise
     ratings at or above the threshold are grade 1."""
+    threshold = check_threshold(threshold)
     if threshold is None or dialect is None or dialect.ratings != "graded":
         return threshold, rel_level
     if not float(threshold).is_integer() or threshold < 0:

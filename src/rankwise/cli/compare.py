@@ -1,0 +1,160 @@
+"""``rankwise compare QRELS RUN RUN [RUN ...]``: evaluate several runs, test their differences and write the report
+(a terminal table, Markdown, LaTeX, CSV, JSON or a self-contained HTML page; plots as PNG/SVG files).
+
+The evaluation options are ``rankwise evaluate``'s own (the same click parameters, not copies), so every input form,
+dialect and policy ``evaluate`` takes works here too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..errors import RankwiseError
+from ..policies import QuerySet
+from ..report import FORMATS
+from ..stats import Correction, IntervalMethod, SignificanceTest
+from .commands import evaluate as evaluate_command
+from .common import InputOptions, echo_notes, fail_cleanly, recommendation_options
+
+EVALUATION_PARAMETERS = ("measures", "rel_level", "all_queries", "queries", "depth", "ties", "scores", "dialect")
+"""The options of ``rankwise evaluate`` that ``compare`` takes as they are."""
+
+
+@click.command(short_help="Compare runs: paired tests, intervals, effect sizes, reports.")
+@click.argument("qrels")
+@click.argument("runs", nargs=-1, required=True)
+@click.option(
+    "--baseline",
+    default=None,
+    metavar="NAME|N",
+    help="The system the others are compared with: its name or its position (1 = the first run) [default: the first].",
+)
+@click.option("--all-pairs", is_flag=True, help="Compare every pair of systems instead of each with the baseline.")
+@click.option(
+    "-t",
+    "--test",
+    type=click.Choice([t.value for t in SignificanceTest]),
+    default="t",
+    show_default=True,
+    help="Paired test (randomization = Fisher's; tukey = randomised Tukey HSD across all systems).",
+)
+@click.option(
+    "--correction",
+    type=click.Choice([c.value for c in Correction]),
+    default="holm",
+    show_default=True,
+    help="Multiple-testing correction over the comparisons of each measure.",
+)
+@click.option(
+    "--correct-across",
+    "family",
+    type=click.Choice(["measure", "all"]),
+    default="measure",
+    show_default=True,
+    help="Correct over the comparisons of each measure, or over all of them.",
+)
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level.")
+@click.option(
+    "--interval",
+    type=click.Choice([i.value for i in IntervalMethod]),
+    default="bca",
+    show_default=True,
+    help="Confidence intervals of means and differences: t, or bootstrap percentile or BCa.",
+)
+@click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence level of intervals.")
+@click.option("--resamples", type=int, default=10_000, show_default=True, help="Bootstrap and Monte Carlo resamples.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option(
+    "--missing",
+    type=click.Choice(["empty", "drop"]),
+    default="empty",
+    show_default=True,
+    help="A query missing from one run: scored as an empty ranking, or left out of that run's comparisons.",
+)
+@click.option("--names", default=None, metavar="A,B,...", help="System names, one per run [default: run tags].")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="table",
+    show_default=True,
+    help="Report format; html is one self-contained page with plots (needs matplotlib).",
+)
+@click.option("-o", "--output", default=None, metavar="FILE", help="Write the report to FILE [default: stdout].")
+@click.option("--plots", default=None, metavar="DIR", help="Also save every plot in DIR (needs matplotlib).")
+@click.option(
+    "--plot-format",
+    type=click.Choice(["png", "svg"]),
+    default="png",
+    show_default=True,
+    help="Image format of --plots and of the plots inside the HTML page.",
+)
+@click.option(
+    "--curve-k",
+    type=int,
+    default=None,
+    metavar="K",
+    help="Largest k of the measure@k plots [default: the largest cutoff asked for, or 20].",
+)
+@click.option(
+    "--spread",
+    default=None,
+    metavar="MEASURE",
+    help="Measure plotted under every dialect [default: the first; 'none' leaves the plot out].",
+)
+@recommendation_options
+@fail_cleanly
+def compare(qrels: str, runs: tuple[str, ...], inputs: InputOptions, **chosen: Any) -> None:
+    """Compare RUNs (two or more) against QRELS: per measure each system's mean with an interval, and each system
+    against the baseline (or all pairs) with a paired test, corrected p-values, Cohen's d and win/tie/loss."""
+    from ..compare import compare as run_comparison
+    from ..report import render
+
+    options = _evaluation_options(chosen, inputs)
+    names = [n.strip() for n in chosen["names"].split(",")] if chosen["names"] else None
+    comparison = run_comparison(
+        qrels, list(runs), list(chosen["measures"]) or None,
+        baseline=chosen["baseline"], pairs="all" if chosen["all_pairs"] else "baseline", test=chosen["test"],
+        correction=chosen["correction"], alpha=chosen["alpha"], interval=chosen["interval"],
+        confidence=chosen["confidence"], resamples=chosen["resamples"], seed=chosen["seed"],
+        missing=chosen["missing"], family=chosen["family"], names=names, **options,
+    )  # fmt: skip
+    echo_notes(comparison.notes())
+    spread = "" if (chosen["spread"] or "").lower() == "none" else chosen["spread"]
+    report_options: dict[str, Any] = {}
+    if chosen["output_format"] == "html":
+        report_options = {"max_k": chosen["curve_k"], "spread_measure": spread, "image_format": chosen["plot_format"]}
+    text = render(comparison, chosen["output_format"], **report_options)
+    if chosen["output"]:
+        Path(chosen["output"]).write_text(text, encoding="utf-8")
+    else:
+        click.echo(text, nl=False)
+    if chosen["plots"]:
+        from ..report.plots import report_figures, save_figures
+
+        figures, skipped = report_figures(comparison, chosen["curve_k"], spread)
+        echo_notes([f"plot left out: {line}" for line in skipped])
+        save_figures(figures, chosen["plots"], chosen["plot_format"])
+
+
+def _evaluation_options(chosen: dict[str, Any], inputs: InputOptions) -> dict[str, Any]:
+    """The keyword options of ``rankwise.evaluate`` from ``evaluate``'s own command-line options."""
+    if chosen["all_queries"] and chosen["queries"] not in (None, QuerySet.QRELS.value):
+        raise RankwiseError(f"-c contradicts --queries {chosen['queries']}")
+    return {
+        "ties": chosen["ties"],
+        "queries": QuerySet.QRELS.value if chosen["all_queries"] else chosen["queries"],
+        "depth": chosen["depth"],
+        "rel_level": chosen["rel_level"],
+        "scores": chosen["scores"],
+        "dialect": chosen["dialect"],
+        **inputs.as_arguments(),
+    }
+
+
+compare.params[2:2] = [p for p in evaluate_command.params if p.name in EVALUATION_PARAMETERS]
+
+__all__ = ["compare"]
