@@ -1,0 +1,36 @@
+"""Statistics on per-query value vectors: paired tests, confidence intervals, multiple-testing corrections, effect
+sizes and randomised Tukey HSD. Pure numpy and the standard library (no SciPy at run time; the tests compare every
+function with ``scipy.stats``)."""
+
+from .corrections import adjust
+from .effects import cohens_d, win_tie_loss
+from .intervals import mean_intervals
+from .methods import Correction, IntervalMethod, SignificanceTest
+from .paired_tests import (
+    TestResult,
+    bootstrap_test,
+    paired_t_test,
+    paired_test,
+    randomization_test,
+    sign_test,
+    wilcoxon_test,
+)
+from .tukey import randomised_tukey_hsd
+
+__all__ = [
+    "Correction",
+    "IntervalMethod",
+    "SignificanceTest",
+    "TestResult",
+    "adjust",
+    "bootstrap_test",
+    "cohens_d",
+    "mean_intervals",
+    "paired_t_test",
+    "paired_test",
+    "randomised_tukey_hsd",
+    "randomization_test",
+    "sign_test",
+    "wilcoxon_test",
+    "win_tie_loss",
+]
