@@ -59,7 +59,7 @@ def test_unjudged_rows_and_unused_judgments_are_counted(letor: LtrData, tmp_path
     assert (done.unjudged_rows, done.unused_judgments, done.unused_queries) == (2, 3, 1)
     assert done.notes() == [
         "2 of 4 rows have no judgment and were given grade 0",
-        "3 judgments match no row (1 of their queries have no rows at all) and were not used",
+        "3 judgments match no row (1 of their queries has no rows at all) and were not used",
     ]
 
 
@@ -82,8 +82,8 @@ def test_cli_qrels_relabel_round_trip(tmp_path: Path) -> None:
                                 "0", "--query-file", "-o", str(out)])  # fmt: skip
     assert done.exit_code == 0, done.output
     assert done.stderr.splitlines() == [
-        "rankwise: note: 1 of 4 rows have no judgment and were given grade 0",
-        "rankwise: note: 1 judgments match no row (1 of their queries have no rows at all) and were not used",
+        "rankwise: note: 1 of 4 rows has no judgment and was given grade 0",
+        "rankwise: note: 1 judgment matches no row (1 of their queries has no rows at all) and was not used",
     ]
     assert Path(f"{out}.query").read_text() == "2\n2\n"
     back = read_svmlight(out, doc_ids="comment")

@@ -126,7 +126,7 @@ def test_a_missing_extra_says_what_to_install(monkeypatch) -> None:
         return real(name, *args, **kwargs)
 
     monkeypatch.setattr(importlib, "import_module", without_lightgbm)
-    with pytest.raises(RankwiseError, match=r"pip install 'rankwise\[lightgbm\]'"):
+    with pytest.raises(RankwiseError, match=r"pip install '\.\[lightgbm\]' \(in a rankwise checkout\)"):
         train_ranker("lightgbm", synthetic(6))
 
 

@@ -314,4 +314,7 @@ def test_rankwise_imports_without_torch() -> None:
         "try:\n    neural.require_torch()\nexcept rankwise.RankwiseError as exc:\n    print(exc)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "PyTorch is not installed: pip install 'rankwise[torch]'"
+    assert out.strip() == (
+        "PyTorch is not installed: pip install '.[torch]' (in a rankwise checkout); for the CPU-only build of "
+        "PyTorch run first: pip install torch --index-url https://download.pytorch.org/whl/cpu"
+    )

@@ -20,6 +20,7 @@ import polars as pl
 from ..errors import InputError
 from ..io import load_qrels
 from ..io.table import DOCID, QID, VALUE
+from ..wording import counted
 from .svmlight import LtrData
 
 
@@ -41,11 +42,14 @@ class Relabelled:
         """One line for each kind of mismatch (empty when every row and every judgment matched)."""
         notes = []
         if self.unjudged_rows:
-            notes.append(f"{self.unjudged_rows} of {self.data.num_rows} rows have no judgment and were given grade "
-                         f"{self.unjudged}")  # fmt: skip
+            rows = counted(self.data.num_rows, "row", "rows")
+            have, were = ("has", "was") if self.unjudged_rows == 1 else ("have", "were")
+            notes.append(f"{self.unjudged_rows} of {rows} {have} no judgment and {were} given grade {self.unjudged}")
         if self.unused_judgments:
-            notes.append(f"{self.unused_judgments} judgments match no row ({self.unused_queries} of their queries "
-                         "have no rows at all) and were not used")  # fmt: skip
+            judgments = counted(self.unused_judgments, "judgment matches", "judgments match")
+            queries = counted(self.unused_queries, "of their queries has", "of their queries have")
+            were = "was" if self.unused_judgments == 1 else "were"
+            notes.append(f"{judgments} no row ({queries} no rows at all) and {were} not used")
         return notes
 
 

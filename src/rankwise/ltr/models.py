@@ -7,8 +7,8 @@ PyTorch scorers of :mod:`rankwise.ltr.neural`, behind one interface.
   (``model.txt`` for LightGBM, ``model.json`` for XGBoost, ``model.pt`` for PyTorch), so the native model can
   also be loaded with the library itself.
 
-LightGBM, XGBoost and PyTorch are optional extras (``rankwise[lightgbm]``, ``rankwise[xgboost]``,
-``rankwise[torch]``); a missing one is a :class:`~rankwise.errors.RankwiseError` that says what to install.
+LightGBM, XGBoost and PyTorch are optional extras (``pip install '.[lightgbm]'``, ``'.[xgboost]'``, ``'.[torch]'``
+in a checkout); a missing one is a :class:`~rankwise.errors.RankwiseError` that says what to install.
 Validation metrics during training are the libraries' own (LightGBM ``ndcg@k``, XGBoost ``ndcg@k``); the
 neural rankers' are rankwise's ``lightgbm`` dialect, which equals LightGBM's.
 """
@@ -18,7 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,12 +26,15 @@ from typing import Any
 import numpy as np
 
 from ..errors import RankwiseError
+from ..wording import counted, install_hint, shorten
 from .svmlight import LtrData
 
 FORMAT = "rankwise.ltr/1"
 MANIFEST = "rankwise-model.json"
 ProgressCallback = Callable[[int, Mapping[str, float]], None]
-"""``on_progress(iteration, {metric: value})`` after every boosting round or epoch (1-based)."""
+"""``on_progress(iteration, {metric: value})`` after every boosting round or epoch (1-based): the validation
+metrics (``ndcg@k``), or without a validation set the training set's (``train_ndcg@k``) for LightGBM and XGBoost,
+and the training loss (``loss``) for the neural rankers."""
 
 MODEL_KINDS = {
     "lightgbm": "LambdaMART in LightGBM (objective lambdarank unless -p objective=...)",
@@ -48,7 +51,7 @@ def _require(module: str) -> Any:
     try:
         return importlib.import_module(module)
     except ImportError:
-        raise RankwiseError(f"{module} is not installed: pip install 'rankwise[{_EXTRA[module]}]'") from None
+        raise RankwiseError(f"{module} is not installed: {install_hint(_EXTRA[module])}") from None
 
 
 @dataclass
@@ -76,20 +79,36 @@ class Ranker:
         return dict(self.history[self.best_iteration - 1])
 
     def predict(self, data: LtrData) -> np.ndarray:
-        """Scores for every row of ``data`` (its width must not exceed the model's)."""
+        """Scores for every row of ``data`` (its width must not exceed the model's). A score that is not finite
+        (a PyTorch model given a NaN or infinite feature value) is a :class:`RankwiseError` naming the row, its
+        query and document: a run cannot hold it."""
         if data.num_features > self.num_features:
             raise RankwiseError(
                 f"{data.source}: {data.num_features} features, but the model was trained on {self.num_features}"
             )
-        widened = dataclasses.replace(data, num_features=self.num_features)
+        scores = self._scores(dataclasses.replace(data, num_features=self.num_features))
+        unscored = ~np.isfinite(scores)
+        if unscored.any():
+            row = int(np.argmax(unscored))
+            entries = slice(data.indptr[row], data.indptr[row + 1])
+            odd = ~np.isfinite(data.values[entries])
+            cause = f": one of its feature values is {data.values[entries][odd][0]}" if odd.any() else ""
+            raise RankwiseError(
+                f"{data.source}: the {self.kind} model scores row {row + 1} (qid {data.qids[data.row_groups()[row]]}, "
+                f"document {data.doc_ids()[row]}) as {scores[row]}{cause}; "
+                f"{counted(int(unscored.sum()), 'row has', 'rows have')} no finite score, of {len(scores)}"
+            )
+        return scores
+
+    def _scores(self, data: LtrData) -> np.ndarray:
         if self.kind == "lightgbm":
-            return np.asarray(self.model.predict(widened.to_scipy(), num_iteration=self.best_iteration), np.float64)
+            return np.asarray(self.model.predict(data.to_scipy(), num_iteration=self.best_iteration), np.float64)
         if self.kind == "xgboost":
             xgb = _require("xgboost")
-            matrix = xgb.DMatrix(widened.to_scipy())
+            matrix = xgb.DMatrix(data.to_scipy())
             end = self.best_iteration or 0
             return np.asarray(self.model.predict(matrix, iteration_range=(0, end)), dtype=np.float64)
-        return self.model.predict(widened.dense(np.float32))
+        return np.asarray(self.model.predict(data.dense(np.float32)), dtype=np.float64)
 
     def save(self, directory: str | Path) -> Path:
         """Write the model into ``directory`` (created if needed); returns the manifest's path."""
@@ -116,29 +135,124 @@ class Ranker:
 
     @classmethod
     def load(cls, directory: str | Path, *, device: str = "auto") -> Ranker:
-        """Read a model written by :meth:`save`."""
+        """Read a model written by :meth:`save`. The manifest is checked field by field and the model file must be
+        a regular file inside ``directory`` (never a path elsewhere, a link out of it or a device); every problem
+        is one :class:`RankwiseError` line naming the file."""
         folder = Path(directory)
+        if not folder.is_dir():
+            raise RankwiseError(f"{folder}: not a rankwise model directory (no such directory)")
         path = folder / MANIFEST
-        try:
-            manifest = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise RankwiseError(f"{folder}: not a rankwise model directory (no {MANIFEST})") from None
-        except json.JSONDecodeError as exc:
-            raise RankwiseError(f"{path}: not valid JSON (line {exc.lineno})") from None
-        if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-            raise RankwiseError(f"{path}: not a rankwise model manifest (format {FORMAT})")
+        if not path.exists():
+            raise RankwiseError(f"{folder}: not a rankwise model directory (no {MANIFEST})")
+        manifest = _read_manifest(_inside(folder, path, "the manifest"), path)
         kind = manifest["kind"]
-        native = folder / manifest["model_file"]
-        if kind == "lightgbm":
-            model = _require("lightgbm").Booster(model_file=str(native))
-        elif kind == "xgboost":
-            model = _require("xgboost").Booster(model_file=str(native))
-        else:
-            from .neural import NeuralRanker
+        native = _inside(folder, folder / manifest["model_file"], "model_file")
+        try:
+            if kind == "lightgbm":
+                lgb = _require("lightgbm")
+                check_lightgbm_model_file(native)  # LightGBM aborts the process on a truncated file
+                model = lgb.Booster(model_file=str(native))
+            elif kind == "xgboost":
+                model = _require("xgboost").Booster(model_file=str(native))
+            else:
+                from .neural import NeuralRanker
 
-            model = NeuralRanker.load(native, device=device)
-        return cls(kind, int(manifest["num_features"]), model, manifest.get("best_iteration"),
-                   manifest.get("params", {}), manifest.get("history", []), manifest.get("used_features"))  # fmt: skip
+                model = NeuralRanker.load(native, device=device)
+        except RankwiseError:
+            raise
+        except Exception as exc:  # the libraries' own errors on a truncated or foreign file
+            detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise RankwiseError(f"{native}: cannot be read as a {kind} model ({shorten(detail, 160)})") from None
+        width = _native_width(kind, model)
+        if width != manifest["num_features"]:
+            raise RankwiseError(f"{path}: num_features is {manifest['num_features']}, but {native.name} holds a model "
+                                f"of {width} features")  # fmt: skip
+        return cls(kind, manifest["num_features"], model, manifest["best_iteration"], manifest["params"],
+                   manifest["history"], manifest["used_features"])  # fmt: skip
+
+
+MAX_MANIFEST_BYTES = 64 << 20
+
+
+def _native_width(kind: str, model: Any) -> int:
+    """The number of features the library's own model takes."""
+    if kind == "lightgbm":
+        return int(model.num_feature())
+    if kind == "xgboost":
+        return int(model.num_features())
+    return int(model.num_features)
+
+
+def check_lightgbm_model_file(path: Path) -> None:
+    """Refuse a LightGBM text model that is not whole before LightGBM reads it (its C++ parser aborts the whole
+    process on some truncated files): it must start with ``tree``, end its trees with ``end of trees`` and its
+    parameters with ``end of parameters``, and the trees must take exactly the bytes its ``tree_sizes`` line
+    declares."""
+    import re
+
+    text = path.read_bytes()
+    sizes = re.search(rb"^tree_sizes=([0-9 ]*)$", text, re.M)
+    start, end = text.find(b"\nTree="), text.find(b"\nend of trees\n")
+    whole = text.startswith(b"tree\n") and end >= 0 and b"\nend of parameters\n" in text[end:]
+    if whole and sizes is not None:
+        declared = sum(int(size) for size in sizes.group(1).split())
+        whole = (start < 0 and declared == 0) or (0 <= start < end and declared == end + 1 - (start + 1))
+    if not whole:
+        raise RankwiseError(f"{path}: cannot be read as a lightgbm model (not a whole LightGBM model file: truncated?)")
+
+
+def _inside(folder: Path, path: Path, what: str) -> Path:
+    """``path`` resolved, if it is a regular file inside ``folder`` (links resolved first); else one line saying
+    why it is refused. A model directory only ever reads its own files."""
+    resolved, home = path.resolve(), folder.resolve()
+    if home not in resolved.parents:
+        raise RankwiseError(f"{path}: {what} must be a file inside the model directory {folder}")
+    if not resolved.is_file():
+        raise RankwiseError(f"{path}: {what} is missing or not a regular file")
+    return resolved
+
+
+def _read_manifest(resolved: Path, path: Path) -> dict[str, Any]:
+    """The manifest's fields, each checked: kind, num_features, model_file (a plain file name), best_iteration,
+    params, history, used_features."""
+    if resolved.stat().st_size > MAX_MANIFEST_BYTES:
+        raise RankwiseError(f"{path}: {resolved.stat().st_size} bytes, too large for a model manifest")
+    try:
+        manifest = json.loads(resolved.read_bytes())
+    except json.JSONDecodeError as exc:
+        raise RankwiseError(f"{path}: not valid JSON (line {exc.lineno})") from None
+    except UnicodeDecodeError:
+        raise RankwiseError(f"{path}: not UTF-8 JSON") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise RankwiseError(f"{path}: not a rankwise model manifest (format {FORMAT})")
+
+    def field_error(name: str, expected: str) -> RankwiseError:
+        value = shorten(repr(manifest.get(name, "<missing>")))
+        return RankwiseError(f"{path}: {name} must be {expected}, not {value}")
+
+    def whole(value: Any) -> bool:
+        return isinstance(value, int) and not isinstance(value, bool)
+
+    if manifest.get("kind") not in MODEL_KINDS:
+        raise field_error("kind", f"one of {', '.join(MODEL_KINDS)}")
+    if not whole(manifest.get("num_features")) or manifest["num_features"] < 1:
+        raise field_error("num_features", "an integer >= 1")
+    name = manifest.get("model_file")
+    if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+        raise field_error("model_file", "the name of a file in the model directory")
+    if manifest.get("best_iteration") is not None and (not whole(manifest["best_iteration"])
+                                                       or manifest["best_iteration"] < 1):  # fmt: skip
+        raise field_error("best_iteration", "an integer >= 1 or null")
+    if not isinstance(manifest.setdefault("params", {}), dict):
+        raise field_error("params", "an object")
+    history = manifest.setdefault("history", [])
+    if not isinstance(history, list) or not all(isinstance(h, dict) for h in history):
+        raise field_error("history", "a list of objects")
+    used = manifest.setdefault("used_features", None)
+    if used is not None and (not whole(used) or used < 0):
+        raise field_error("used_features", "an integer >= 0 or null")
+    manifest.setdefault("best_iteration", None)
+    return manifest
 
 
 def train_ranker(
@@ -162,11 +276,18 @@ def train_ranker(
       rankers stop on the largest).
     - ``seed``: LightGBM's and XGBoost's ``seed``, the neural rankers' seed; None keeps each library's default
       (LightGBM's own seeds, which its published example results depend on; 0 for the neural rankers).
+    - ``on_progress``: called after every round (see :data:`ProgressCallback`); without a validation set,
+      LightGBM and XGBoost then also evaluate the training set every round, to have something to report.
     """
     if kind not in MODEL_KINDS:
         raise RankwiseError(f"unknown model {kind!r}; choose one of {', '.join(MODEL_KINDS)}")
+    for name, value, least in (("rounds", rounds, 1), ("early_stopping", early_stopping, 1)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < least):
+            raise RankwiseError(f"{name} must be an integer >= {least}, not {value!r} (--{name.replace('_', '-')})")
     if early_stopping is not None and valid is None:
         raise RankwiseError("early stopping needs a validation set")
+    if train.num_features == 0:
+        raise RankwiseError(f"{train.source}: no features to train on (no row has an index:value)")
     if valid is not None and valid.num_features > train.num_features:
         raise RankwiseError(
             f"{valid.source}: {valid.num_features} features, more than the {train.num_features} of {train.source}"
@@ -200,47 +321,113 @@ class _Job:
     on_progress: ProgressCallback | None
 
 
+LIGHTGBM_PARAMETERS = "https://lightgbm.readthedocs.io/en/stable/Parameters.html"
+XGBOOST_PARAMETERS = "https://xgboost.readthedocs.io/en/stable/parameter.html"
+
+
+def _refuse_unknown(kind: str, unknown: list[str], known: Iterable[str], reference: str) -> None:
+    """One line naming parameters the library does not know, the closest known names, and where the rest are."""
+    if not unknown:
+        return
+    import difflib
+
+    close = sorted({c for name in unknown for c in difflib.get_close_matches(name, list(known), n=3, cutoff=0.6)})
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise RankwiseError(f"{kind} has no parameter {', '.join(map(repr, unknown))}{hint} (its parameters: {reference})")
+
+
+def _check_lightgbm_params(lgb: Any, given: Mapping[str, Any]) -> None:
+    """Refuse a parameter LightGBM does not know (it would ignore it with a warning on stderr)."""
+    try:
+        table = lgb.basic._ConfigAliases._get_all_param_aliases()
+    except AttributeError:  # a LightGBM without the alias table: leave the check to LightGBM
+        return
+    known = {alias for name, aliases in table.items() for alias in (name, *aliases)}
+    _refuse_unknown("lightgbm", [k for k in given if k not in known], known, LIGHTGBM_PARAMETERS)
+
+
+def _check_xgboost_params(xgb: Any, params: Mapping[str, Any], matrix: Any, given: Mapping[str, Any]) -> None:
+    """Refuse a parameter XGBoost does not use: it says so only in a warning, which is read here before any
+    training."""
+    import re
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        xgb.Booster(dict(params), [matrix]).save_config()
+    unused: list[str] = []
+    for warning in caught:
+        found = re.search(r"Parameters: \{(.*?)\} are not used", str(warning.message), re.S)
+        if found:
+            unused += [name.strip().strip('"') for name in found.group(1).split(",") if name.strip()]
+    _refuse_unknown("xgboost", [k for k in given if k in unused], [], XGBOOST_PARAMETERS)
+
+
 def _train_lightgbm(job: _Job) -> Ranker:
     """LightGBM ``lgb.train`` with ``objective=lambdarank``, ``metric=ndcg``, ``eval_at`` and the given params."""
     lgb = _require("lightgbm")
+    _check_lightgbm_params(lgb, job.given)
     params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": job.eval_at, "verbosity": -1,
               **({"seed": job.seed} if job.seed is not None else {}), **job.given}  # fmt: skip
     train = job.train
     train_set = lgb.Dataset(train.to_scipy(), label=train.labels, group=train.group_sizes, params=params)
-    valid_sets, callbacks, history = [], [], []
+    watched, callbacks = _Watched(job), []
+    history: list[dict[str, float]] = []
+    valid_sets = [train_set] if watched.name == "train" else []
     if job.valid is not None:
         valid_sets = [lgb.Dataset(job.valid.to_scipy(), label=job.valid.labels, group=job.valid.group_sizes,
                                   reference=train_set)]  # fmt: skip
+    if valid_sets:
 
         def record(env: Any) -> None:
-            values = {f"{name}": float(value) for _, name, value, _ in env.evaluation_result_list}
-            history.append(values)
-            if job.on_progress is not None:
-                job.on_progress(env.iteration + 1, values)
+            watched.report(env.iteration + 1, {name: value for _, name, value, _ in env.evaluation_result_list},
+                           history)  # fmt: skip
 
         callbacks.append(record)
-        if job.early_stopping is not None:
-            callbacks.append(lgb.early_stopping(job.early_stopping, verbose=False))
-    booster = lgb.train(params, train_set, num_boost_round=job.rounds, valid_sets=valid_sets, valid_names=["valid"],
-                        callbacks=callbacks)  # fmt: skip
+    if job.early_stopping is not None:
+        callbacks.append(lgb.early_stopping(job.early_stopping, verbose=False))
+    booster = lgb.train(params, train_set, num_boost_round=job.rounds, valid_sets=valid_sets,
+                        valid_names=[watched.name] * len(valid_sets), callbacks=callbacks)  # fmt: skip
     best = booster.best_iteration if booster.best_iteration > 0 else booster.current_iteration()
     used = sum(train_set.feature_num_bin(j) > 1 for j in range(train_set.num_feature()))
     return Ranker(job.kind, job.train.num_features, booster, best, params, history, used_features=used)
 
 
+@dataclass(frozen=True)
+class _Watched:
+    """Which set a boosting library evaluates every round: ``"valid"`` (its metrics go to the history and to
+    ``on_progress``), ``"train"`` (no validation set but someone to report to: ``on_progress`` only, names prefixed
+    ``train_``) or ``None`` (neither)."""
+
+    job: _Job
+
+    @property
+    def name(self) -> str | None:
+        if self.job.valid is not None:
+            return "valid"
+        return "train" if self.job.on_progress is not None else None
+
+    def report(self, iteration: int, values: Mapping[str, Any], history: list[dict[str, float]]) -> None:
+        """Record one round's metrics (validation only) and pass them on."""
+        prefix = "train_" if self.name == "train" else ""
+        shown = {f"{prefix}{name}": float(value) for name, value in values.items()}
+        if self.name == "valid":
+            history.append(shown)
+        if self.job.on_progress is not None:
+            self.job.on_progress(iteration, shown)
+
+
 class _XgbProgress:
-    """XGBoost callback that reports each round's validation metrics (built lazily: xgboost is optional)."""
+    """XGBoost callback that reports each round's metrics (built lazily: xgboost is optional)."""
 
     @staticmethod
-    def create(on_progress: ProgressCallback | None, history: list[dict[str, float]]) -> Any:
+    def create(watched: _Watched, history: list[dict[str, float]]) -> Any:
         xgb = _require("xgboost")
 
         class Progress(xgb.callback.TrainingCallback):  # type: ignore[misc, name-defined]
             def after_iteration(self, model: Any, epoch: int, evals_log: Any) -> bool:
-                values = {name: float(series[-1]) for name, series in evals_log.get("valid", {}).items()}
-                history.append(values)
-                if on_progress is not None:
-                    on_progress(epoch + 1, values)
+                latest = {name: series[-1] for name, series in evals_log.get(watched.name, {}).items()}
+                watched.report(epoch + 1, latest, history)
                 return False
 
         return Progress()
@@ -253,13 +440,15 @@ def _train_xgboost(job: _Job) -> Ranker:
               **job.given}  # fmt: skip
     matrix = xgb.DMatrix(job.train.to_scipy(), label=job.train.labels)
     matrix.set_group(job.train.group_sizes)
-    evals: list[tuple[Any, str]] = []
+    _check_xgboost_params(xgb, params, matrix, job.given)
+    watched = _Watched(job)
+    evals: list[tuple[Any, str]] = [(matrix, "train")] if watched.name == "train" else []
     history: list[dict[str, float]] = []
     if job.valid is not None:
         valid_matrix = xgb.DMatrix(job.valid.to_scipy(), label=job.valid.labels)
         valid_matrix.set_group(job.valid.group_sizes)
         evals = [(valid_matrix, "valid")]
-    callbacks = [_XgbProgress.create(job.on_progress, history)] if job.valid is not None else []
+    callbacks = [_XgbProgress.create(watched, history)] if evals else []
     booster = xgb.train(params, matrix, num_boost_round=job.rounds, evals=evals,
                         early_stopping_rounds=job.early_stopping,
                         callbacks=callbacks, verbose_eval=False)  # fmt: skip
@@ -287,7 +476,10 @@ def _neural_config(job: _Job) -> Any:
 
 
 def _coerce(name: str, value: Any, default: Any) -> Any:
-    """Text from the command line to the type of the config field's default."""
+    """Text from the command line to the type of the config field's default (``-p standardize=0`` reads as a
+    number first: 0 and 1 are also False and True); :class:`NeuralConfig` checks the result."""
+    if isinstance(default, bool) and type(value) is int and value in (0, 1):
+        return bool(value)
     if not isinstance(value, str):
         return value
     try:

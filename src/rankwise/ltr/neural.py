@@ -16,7 +16,7 @@ no order to learn and counts as absent; a batch without any gives a loss of 0 wi
 Validation nDCG@k (for early stopping) is computed by :func:`rankwise.evaluate` with the ``lightgbm`` dialect,
 so this module holds no metric definitions of its own.
 
-PyTorch is an optional dependency (``pip install 'rankwise[torch]'``); nothing else in rankwise imports this
+PyTorch is an optional dependency (``pip install '.[torch]'`` in a checkout); nothing else in rankwise imports this
 module at import time.
 """
 
@@ -35,6 +35,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RankwiseError
+from ..wording import install_hint
+from .limits import check_memory
 
 try:
     import torch
@@ -52,7 +54,7 @@ EpochCallback = Callable[[int, float, "float | None"], None]
 def require_torch() -> Any:
     """The ``torch`` module, or a :class:`RankwiseError` saying how to install it."""
     if torch is None:
-        raise RankwiseError("PyTorch is not installed: pip install 'rankwise[torch]'")
+        raise RankwiseError(f"PyTorch is not installed: {install_hint('torch')}")
     return torch
 
 
@@ -162,16 +164,17 @@ def ranknet(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
     return _group_mean(losses / count.clamp(min=1).to(s.dtype), count > 0)
 
 
-def _below_real(values: Tensor, mask: Tensor) -> Tensor:
-    """``values`` with padding replaced by a finite value 10^4 below every real one (exp() of the gap is exactly
-    0), so a softmax or log-sum-exp over the row equals the one over its real items and stays finite."""
-    real = values.detach()[mask]
-    floor = real.min() - 1e4 if real.numel() else torch.zeros((), dtype=values.dtype, device=values.device)
-    return torch.where(mask, values, floor)
+def _padding_at_minus_infinity(values: Tensor, mask: Tensor) -> Tensor:
+    """``values`` with padding set to ``-inf`` (``exp`` of it is exactly 0 at any magnitude of the real values), so
+    a softmax or log-sum-exp over the row is the one over its real items. Whatever the padding held never reaches
+    the forward value of a real item, and its gradient there is 0 (``masked_fill`` passes none back)."""
+    return values.masked_fill(~mask, -math.inf)
 
 
 def _masked_log_softmax(values: Tensor, mask: Tensor) -> Tensor:
-    return torch.where(mask, torch.log_softmax(_below_real(values, mask), dim=1), torch.zeros_like(values))
+    """``log softmax`` over each row's real items; 0 at padding (and in rows without a real item)."""
+    logs = torch.log_softmax(_padding_at_minus_infinity(values, mask), dim=1)
+    return torch.where(mask, logs, torch.zeros_like(values))
 
 
 def listnet(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
@@ -192,16 +195,19 @@ def listmle(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
 
     ``L_g = Σ_{i=1..n} [log Σ_{j=i..n} exp(s_π(j)) - s_π(i)]``; the loss is the mean of ``L_g`` over informative
     groups. Items of equal grade are ordered by the current score, highest first (ties in score by row order),
-    i.e. π is the most likely permutation consistent with the grades, so the loss does not depend on row order
-    and does not push tied items apart. The choice of π is not differentiated.
+    i.e. π is the most likely permutation consistent with the grades, so the loss does not depend on row order.
+    The choice of π is not differentiated. The loss still separates tied items: the one π puts first is pushed up
+    and the other down (grades (1, 0, 0), scores (0, 0.3, 0.1): π = (0, 1, 2), gradient (-0.711, -0.060, +0.770),
+    which widens the gap between the two tied items 1 and 2).
     """
     s, y, mask = _prepare(scores, labels, mask)
     by_score = torch.where(mask, s.detach(), -math.inf).argsort(dim=1, descending=True, stable=True)
     grade_key = torch.where(mask, y, -math.inf).gather(1, by_score)
     order = by_score.gather(1, grade_key.argsort(dim=1, descending=True, stable=True))
-    sorted_mask = mask.gather(1, order)
-    sorted_s = _below_real(s.gather(1, order), sorted_mask)  # padding sits at the end and adds exactly 0
-    tail_lse = torch.logcumsumexp(sorted_s.flip(1), dim=1).flip(1)
+    sorted_mask = mask.gather(1, order)  # padding sits at the end of each sorted row
+    sorted_s = s.gather(1, order)
+    tail = _padding_at_minus_infinity(sorted_s, sorted_mask).flip(1)
+    tail_lse = torch.logcumsumexp(tail, dim=1).flip(1)  # log Σ_{j ≥ i} exp(s_π(j)) over real items only
     per_item = torch.where(sorted_mask, tail_lse - sorted_s, torch.zeros_like(sorted_s))
     return _group_mean(per_item.sum(dim=1), _informative(y, mask))
 
@@ -296,15 +302,23 @@ class NeuralConfig:
     standardize: bool = True
 
     def __post_init__(self) -> None:
-        self.hidden = tuple(int(h) for h in self.hidden)
+        self.hidden = _widths(self.hidden)
+        for name in ("epochs", "batch_groups", "patience", "eval_k", "seed"):
+            setattr(self, name, _whole(name, getattr(self, name)))
+        for name in ("dropout", "learning_rate", "weight_decay", "temperature"):
+            setattr(self, name, _real(name, getattr(self, name)))
+        if not isinstance(self.standardize, bool) or not isinstance(self.device, str):
+            raise RankwiseError(f"standardize must be True or False and device a name, not {self.standardize!r} "
+                                f"and {self.device!r}")  # fmt: skip
         if self.model not in MODELS:
             raise RankwiseError(f"unknown model {self.model!r}; models are {', '.join(MODELS)}")
         if self.loss not in LOSSES:
             raise RankwiseError(f"unknown loss {self.loss!r}; losses are {', '.join(LOSSES)}")
         if self.model == "mlp" and (not self.hidden or min(self.hidden) < 1):
-            raise RankwiseError(f"an mlp needs at least one hidden layer of width >= 1, not {self.hidden}")
+            shown = ",".join(map(str, self.hidden)) or "(none)"
+            raise RankwiseError(f"an mlp needs hidden layers of width >= 1 (e.g. hidden=64,32), not hidden={shown}")
         for name in ("epochs", "batch_groups", "patience", "eval_k"):
-            if int(getattr(self, name)) < 1:
+            if getattr(self, name) < 1:
                 raise RankwiseError(f"{name} must be >= 1, not {getattr(self, name)}")
         if not 0.0 <= self.dropout < 1.0:
             raise RankwiseError(f"dropout must be in [0, 1), not {self.dropout}")
@@ -313,6 +327,27 @@ class NeuralConfig:
                 f"learning_rate and temperature must be > 0 and weight_decay >= 0, not {self.learning_rate}, "
                 f"{self.temperature} and {self.weight_decay}"
             )
+
+
+def _widths(hidden: Any) -> tuple[int, ...]:
+    """Hidden layer widths as a tuple of ints (one int is one layer); anything else is a RankwiseError."""
+    layers = (hidden,) if not isinstance(hidden, (str, bytes)) and np.ndim(hidden) == 0 else hidden
+    try:
+        return tuple(_whole("hidden", width) for width in layers)
+    except (RankwiseError, TypeError):
+        raise RankwiseError(f"hidden must be layer widths (integers such as 64,32), not {hidden!r}") from None
+
+
+def _whole(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise RankwiseError(f"{name} must be an integer, not {value!r}")
+    return int(value)
+
+
+def _real(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise RankwiseError(f"{name} must be a number, not {value!r}")
+    return float(value)
 
 
 def resolve_device(name: str) -> Any:
@@ -334,8 +369,10 @@ def _check_inputs(
     features: Any, labels: Any, offsets: Any, what: str, num_features: int | None = None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x = np.asarray(features)
-    if x.ndim != 2 or x.shape[0] == 0:
-        raise RankwiseError(f"{what}: features must be a non-empty 2-d array [rows, features], not shape {x.shape}")
+    if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
+        raise RankwiseError(
+            f"{what}: features must be a 2-d array [rows, features] with at least one of each, not shape {x.shape}"
+        )
     if not np.issubdtype(x.dtype, np.number):
         raise RankwiseError(f"{what}: features must be numeric, not {x.dtype}")
     x = np.ascontiguousarray(x, dtype=np.float32)
@@ -385,19 +422,46 @@ def evaluate_scores(
 
 
 # ----------------------------------------------------------------------------------------------- model
+def _linear_layers(config: NeuralConfig, num_features: int) -> dict[int, tuple[int, int]]:
+    """The scorer's linear layers, as position in the ``nn.Sequential`` → (inputs, outputs): each hidden layer is
+    followed by a ReLU (and a Dropout when ``dropout > 0``), the last layer gives one score."""
+    layers: dict[int, tuple[int, int]] = {}
+    position, width = 0, num_features
+    for hidden in config.hidden if config.model == "mlp" else ():
+        layers[position] = (width, hidden)
+        position += 3 if config.dropout > 0 else 2
+        width = hidden
+    layers[position] = (width, 1)
+    return layers
+
+
+def _state_shapes(config: NeuralConfig, num_features: int) -> dict[str, tuple[int, ...]]:
+    """The shape of every tensor in the scorer's ``state_dict``, computed without building it."""
+    shapes: dict[str, tuple[int, ...]] = {"mean": (num_features,), "scale": (num_features,)}
+    for position, (inputs, outputs) in _linear_layers(config, num_features).items():
+        shapes[f"{position}.weight"], shapes[f"{position}.bias"] = (outputs, inputs), (outputs,)
+    return shapes
+
+
+def _check_network_fits(config: NeuralConfig, num_features: int) -> None:
+    """Refuse, before building it, a network whose training would not fit in memory: float32 weights, their
+    gradients, Adam's two moments and the best epoch's copy (5 numbers per parameter)."""
+    parameters = sum(math.prod(shape) for shape in _state_shapes(config, num_features).values())
+    shape = f"hidden={','.join(map(str, config.hidden))} on {num_features}" if config.model == "mlp" else num_features
+    check_memory(5 * 4 * parameters, f"training the {config.model} model ({shape} features)")
+
+
 def _build_module(config: NeuralConfig, num_features: int) -> Any:
     """An ``nn.Sequential`` scorer with buffers ``mean`` and ``scale`` (feature standardisation)."""
     torch = require_torch()
     nn = torch.nn
     layers: list[Any] = []
-    width = num_features
-    if config.model == "mlp":
-        for hidden in config.hidden:
-            layers += [nn.Linear(width, hidden), nn.ReLU()]
+    for inputs, outputs in _linear_layers(config, num_features).values():
+        if layers:
+            layers.append(nn.ReLU())
             if config.dropout > 0:
                 layers.append(nn.Dropout(config.dropout))
-            width = hidden
-    layers.append(nn.Linear(width, 1))
+        layers.append(nn.Linear(inputs, outputs))
     module = nn.Sequential(*layers)
     module.register_buffer("mean", torch.zeros(num_features))
     module.register_buffer("scale", torch.ones(num_features))
@@ -480,10 +544,29 @@ class NeuralRanker:
         if not isinstance(payload, dict) or payload.get("format") != FORMAT:
             raise RankwiseError(f"{path}: not a rankwise neural model (format {FORMAT})")
         config = NeuralConfig(**{**payload["config"], "device": device})
-        module = _build_module(config, int(payload["num_features"]))
+        num_features = _whole("num_features", payload["num_features"])
+        _check_weights(path, config, num_features, payload["state_dict"])  # before anything is allocated
+        module = _build_module(config, num_features)
         module.load_state_dict(payload["state_dict"])
         module.to(resolve_device(device)).eval()
-        return cls(module, config, int(payload["num_features"]), int(payload["best_epoch"]), payload["history"])
+        return cls(module, config, num_features, _whole("best_epoch", payload["best_epoch"]), payload["history"])
+
+
+def _check_weights(path: str | os.PathLike[str], config: NeuralConfig, num_features: int, state: Any) -> None:
+    """The saved tensors must be exactly those the config builds, shape for shape, so a config that claims a
+    larger network than the file holds is refused before that network is made."""
+    expected = _state_shapes(config, num_features)
+    state = state if isinstance(state, dict) else {}
+    found = {name: tuple(value.shape) if isinstance(value, torch.Tensor) else "not a tensor"
+             for name, value in state.items()}  # fmt: skip
+    if found == expected:
+        return
+    name = min((n for n in {*expected, *found} if found.get(n) != expected.get(n)), key=str)
+    raise RankwiseError(
+        f"{path}: the saved weights do not match the model's config ({name}: {found.get(name, 'missing')} in the "
+        f"file, {expected.get(name, 'none')} for a {config.model} with hidden={','.join(map(str, config.hidden))} "
+        f"on {num_features} features)"
+    )
 
 
 # ----------------------------------------------------------------------------------------------- training
@@ -559,6 +642,7 @@ def train_neural(
     try:
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
+        _check_network_fits(config, x.shape[1])
         module = _build_module(config, x.shape[1])
         if config.standardize:
             mean = x.mean(axis=0, dtype=np.float64)

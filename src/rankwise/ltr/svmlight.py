@@ -53,6 +53,7 @@ import polars as pl
 
 from ..errors import InputError, RankwiseError
 from ..io.trec import read_bytes
+from .limits import WIDTH_WITHOUT_ASKING, check_memory, largest_inferred_width
 
 if TYPE_CHECKING:
     import scipy.sparse
@@ -178,7 +179,10 @@ class LtrData:
         return np.repeat(np.arange(self.num_groups, dtype=np.int64), self.group_sizes)
 
     def dense(self, dtype: Any = np.float32) -> np.ndarray:
-        """The features as a dense ``[rows, num_features]`` array (absent entries are 0)."""
+        """The features as a dense ``[rows, num_features]`` array (absent entries are 0); a
+        :class:`RankwiseError` instead when it would not fit in the machine's memory."""
+        nbytes = self.num_rows * self.num_features * np.dtype(dtype).itemsize
+        check_memory(nbytes, f"{self.source}: dense features ({self.num_rows} rows × {self.num_features} columns)")
         out = np.zeros((self.num_rows, self.num_features), dtype=dtype)
         rows = np.repeat(np.arange(self.num_rows, dtype=np.int64), np.diff(self.indptr))
         out[rows, self.indices] = self.values
@@ -374,6 +378,10 @@ def read_svmlight_files(
     if num_features is None:  # the largest index; bad ones (NaN, 2.5, ...) are reported by _assemble below
         largest = [np.nanmax(r.indices) for r in parsed if len(r.indices)]
         num_features = max((int(x) + bool(zero_based) for x in largest if np.isfinite(x)), default=0)
+        stored = sum(len(r.indices) for r in parsed)
+        if num_features > largest_inferred_width(stored):
+            for r, name in zip(parsed, names):
+                _refuse_inferred_width(r, r.indices - (not zero_based), stored, name, int(not zero_based))
     read = [
         _assemble(r, name, Path(p), num_features, zero_based, None, require_groups, qid_order)
         for r, name, p in zip(parsed, names, paths)
@@ -616,7 +624,7 @@ def _assemble(
         return int(rows.lines[row])
 
     def entry_line(entry: int) -> int:
-        return int(rows.lines[np.searchsorted(rows.indptr, entry, side="right") - 1])
+        return _entry_line(rows, entry)
 
     labels = _integers(rows.labels, "label", row_line, name)
     columns = _integers(rows.indices, "feature index", entry_line, name, np.int32)
@@ -639,6 +647,8 @@ def _assemble(
                 f"{name}:{line}: feature index {index} is beyond num_features={num_features} "
                 f"(largest allowed {num_features - 1 + lowest})"
             )
+        if num_features is None:
+            _refuse_inferred_width(rows, columns, len(columns), name, lowest)
         indptr, columns, values = _sort_rows(rows.indptr, columns, rows.values)
     else:
         indptr, values = rows.indptr, rows.values
@@ -648,6 +658,28 @@ def _assemble(
         _frozen(np.ascontiguousarray(array)) for array in (labels, qids, offsets, indptr, columns, values)
     )
     return LtrData(labels, qids, offsets, indptr, columns, values, num_features=width, source=name)
+
+
+def _entry_line(rows: _Rows, entry: int) -> int:
+    """The 1-based line of stored entry ``entry``."""
+    return int(rows.lines[np.searchsorted(rows.indptr, entry, side="right") - 1])
+
+
+def _refuse_inferred_width(rows: _Rows, columns: np.ndarray, stored: int, name: str, lowest: int) -> None:
+    """Raise for the first entry whose 0-based column would make an inferred width wider than ``stored`` entries
+    allow (:func:`~rankwise.ltr.limits.largest_inferred_width`); ``lowest`` is the first index (1 or 0)."""
+    bound = largest_inferred_width(stored)
+    with np.errstate(invalid="ignore"):
+        beyond = columns >= bound  # NaN is never beyond: _integers reports it
+    if not beyond.any():
+        return
+    first = int(np.argmax(beyond))
+    raise InputError(
+        f"{name}:{_entry_line(rows, first)}: feature index {int(columns[first]) + lowest} is far beyond the "
+        f"{stored} stored values: a width read from the data may be at most {bound} (the larger of "
+        f"{WIDTH_WITHOUT_ASKING} and the stored values); give the width (num_features=, on the command line "
+        "--num-features) if the data is this wide"
+    )
 
 
 def _sort_rows(indptr: np.ndarray, columns: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -718,7 +750,8 @@ def _groups(
         if require_groups:
             raise InputError(
                 f"{name}: no qid: on the rows and no query file {name}.query "
-                "(give query_file=, or require_groups=False for one group of all rows)"
+                f"(write each query's row count to {name}.query, one per line, as LightGBM does; from Python, "
+                "query_file= or require_groups=False for one group of all rows)"
             )
         return np.zeros(1, dtype=np.int64), np.array([0, n], dtype=np.int64)
     qids = _integers(rows.qids, "qid", lambda row: int(rows.lines[row]), name)
