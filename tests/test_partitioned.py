@@ -150,3 +150,35 @@ def test_progress_is_reported(tmp_path: Path, small_parts: None) -> None:
     computing = [e for e in seen if e[0] == "computing"]
     assert len(reading) > 3 and reading[-1][1] == reading[-1][2] == run.stat().st_size
     assert len(computing) > 3 and computing[-1][1] == computing[-1][2]
+
+
+def test_cli_stream_prints_what_memory_prints(tmp_path: Path, small_parts: None) -> None:
+    from click.testing import CliRunner
+
+    from rankwise.cli import main
+
+    qrels, run = _write(tmp_path, 5, grouped=False)
+    outputs = []
+    for flag in ("--stream", "--no-stream"):
+        result = CliRunner().invoke(main, ["evaluate", str(qrels), str(run), "-q", "--format", "trec", flag, "--quiet"])
+        assert result.exit_code == 0, result.output
+        outputs.append(result.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].count("\n") > 100
+
+
+def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    from rankwise.cli.common import progress_bar
+
+    with progress_bar() as report:
+        assert report is None  # pytest's stderr is not a terminal
+    terminal = io.StringIO()
+    monkeypatch.setattr(terminal, "isatty", lambda: True)
+    monkeypatch.setattr("sys.stderr", terminal)
+    with progress_bar(enabled=False) as report:
+        assert report is None
+    with progress_bar() as report:
+        assert report is not None
+        report("reading", 5, 10)
+        report("reading", 10, 10)

@@ -7,7 +7,7 @@ import click
 from ..errors import RankwiseError
 from ..formats import FORMATS
 from ..policies import QuerySet, ScorePrecision, TiePolicy
-from .common import InputOptions, echo_result, fail_cleanly, recommendation_options
+from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recommendation_options
 
 
 @click.command(short_help="Evaluate a run against qrels.")
@@ -71,6 +71,13 @@ from .common import InputOptions, echo_result, fail_cleanly, recommendation_opti
     metavar="NAME[@VERSION]",
     help="Compute each measure as this library does (lightgbm, ranx@0.3, ...); 'rankwise dialects' lists them.",
 )
+@click.option(
+    "--stream/--no-stream",
+    default=None,
+    help="Read the run file in blocks and evaluate it partition by partition, for runs larger than memory (same "
+    "numbers) [default: for run files over 1 GiB].",
+)
+@click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal, for long work).")
 @recommendation_options
 @fail_cleanly
 def evaluate(
@@ -86,6 +93,8 @@ def evaluate(
     scores: str | None,
     output_format: str,
     dialect: str | None,
+    stream: bool | None,
+    quiet: bool,
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
@@ -94,9 +103,10 @@ def evaluate(
     if all_queries and queries not in (None, QuerySet.QRELS.value):
         raise RankwiseError(f"-c contradicts --queries {queries}")
     chosen = QuerySet.QRELS.value if all_queries else queries
-    result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
-                            rel_level=rel_level, dialect=dialect, scores=scores,
-                            **inputs.as_arguments())  # fmt: skip
+    with progress_bar(enabled=not quiet) as progress:
+        result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
+                                rel_level=rel_level, dialect=dialect, scores=scores, stream=stream,
+                                progress=progress, **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 

@@ -4,7 +4,8 @@ options for recommendation inputs."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import wraps
 from typing import Any
@@ -12,6 +13,28 @@ from typing import Any
 import click
 
 from ..errors import RankwiseError
+
+
+@contextmanager
+def progress_bar(enabled: bool = True) -> Iterator[Callable[[str, int, int], None] | None]:
+    """A progress callback ``(stage, done, total)`` drawing a bar per stage on stderr, or None when stderr is not a
+    terminal or ``enabled`` is false (``--quiet``). Only long work (a streamed run) reports progress."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TaskID, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("{task.description}"), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        tasks: dict[str, TaskID] = {}
+
+        def report(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        yield report
 
 
 def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
