@@ -10,13 +10,13 @@ from the files by:
 4. ranx (``Qrels.from_file`` + ``Run.from_file`` + ``ranx.evaluate``): ``import ranx`` and the first call
    in the process (cold: numba compiles its kernels), then again warm.
 
-Warm timings are the best of ``--repeat`` runs; cold ranx is a single shot. Aggregate values are checked
+Warm timings are the median of ``--repeat`` runs; cold ranx is a single shot. Aggregate values are checked
 across tools, and the start-up cost of the CLI is timed on the bundled example data. The report (a
 Markdown table to paste in the README) goes to stdout, progress to stderr.
 
 Run from the repository root (needs the ``bench`` extra: pytrec-eval-terrier, ranx)::
 
-    python benchmarks/bench_trec.py                                      # 10,000 × 100, best of 3
+    python benchmarks/bench_trec.py                                      # 10,000 × 100, median of 3
     python benchmarks/bench_trec.py --queries 500 --docs 50 --repeat 1   # quick check
 
 Options: ``--data-dir`` (default ``benchmarks/data/``, git-ignored), ``--seed``, ``--keep-numba-cache``
@@ -31,6 +31,7 @@ import gc
 import json
 import os
 import platform
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -239,7 +240,7 @@ class Timing:
 
 
 def time_tool(label: str, tool: Callable[[Path, Path], Values], data: Dataset, repeat: int) -> Timing:
-    """Best wall-clock time of ``repeat`` calls (each after a garbage collection); a failure skips the row.
+    """Median wall-clock time of ``repeat`` calls (each after a garbage collection); a failure skips the row.
 
     Tools import their library on first use, so a single call (cold ranx) includes the import.
     """
@@ -256,12 +257,12 @@ def time_tool(label: str, tool: Callable[[Path, Path], Values], data: Dataset, r
         timing.runs.append(time.perf_counter() - start)
         timing.values = values
         log(f"  {label}: run {attempt + 1}/{repeat}: {timing.runs[-1]:.3f} s")
-    timing.seconds = min(timing.runs)
+    timing.seconds = statistics.median(timing.runs)
     return timing
 
 
 def time_cli_startup(repeat: int) -> Timing:
-    """Best of ``repeat`` CLI runs on the bundled example data: the fixed cost of one command."""
+    """Median of ``repeat`` CLI runs on the bundled example data: the fixed cost of one command."""
     examples = Path(rankwise.__file__).parent / "examples"
     data = Dataset(examples / "qrels.txt", examples / "run.txt", 0, 0)
     label = "rankwise CLI, bundled example (start-up)"
@@ -294,17 +295,17 @@ def log(message: str) -> None:
 
 def check_values(timings: list[Timing], reference: Timing) -> tuple[str, list[str]]:
     """Markdown table of the aggregates of every tool, and the failed agreement checks."""
-    measured = [t for t in timings if t.values is not None]
+    measured = [(t.label, t.values) for t in timings if t.values is not None]
     lines = [
-        "| measure | " + " | ".join(t.label for t in measured) + " | max diff to rankwise API |",
+        "| measure | " + " | ".join(label for label, _ in measured) + " | max diff to rankwise API |",
         "|---|" + "---:|" * (len(measured) + 1),
     ]
     failures = []
     for m in MEASURES:
         ref = reference.values[m.rankwise] if reference.values else float("nan")
-        diffs = {t.label: abs(t.values[m.rankwise] - ref) for t in measured}
+        diffs = {label: abs(values[m.rankwise] - ref) for label, values in measured}
         worst = max((d, label) for label, d in diffs.items())
-        cells = " | ".join(f"{t.values[m.rankwise]:.6f}" for t in measured)
+        cells = " | ".join(f"{values[m.rankwise]:.6f}" for _, values in measured)
         lines.append(f"| {m.rankwise} | {cells} | {worst[0]:.2e} ({worst[1]}) |")
         for label, diff in diffs.items():
             # ranx is reported, not checked: it breaks score ties by an unstable numba argsort (so in
@@ -357,7 +358,7 @@ def environment(data: Dataset, repeat: int, cold_ranx: str) -> str:
             f"- Python {platform.python_version()}; " + ", ".join(f"{p} {version(p)}" for p in packages),
             f"- data: {data.queries:,} queries × {data.docs} documents ({data.queries * data.docs:,} run lines); "
             f"measures {', '.join(m.rankwise for m in MEASURES)}",
-            f"- warm times: best of {repeat}; cold ranx: one call, the first in the process ({cold_ranx}); "
+            f"- warm times: median of {repeat}; cold ranx: one call, the first in the process ({cold_ranx}); "
             "every time includes reading the files",
             "- speed-up = tool time / rankwise API time",
         ]
@@ -368,12 +369,13 @@ def environment(data: Dataset, repeat: int, cold_ranx: str) -> str:
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data-dir", type=Path, default=ROOT / "data", help="where the TREC files go")
-    parser.add_argument("--queries", type=int, default=10_000)
-    parser.add_argument("--docs", type=int, default=100, help="ranked documents per query")
-    parser.add_argument("--repeat", type=int, default=3, help="runs per warm timing (best is kept)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data-dir", type=Path, default=ROOT / "data",
+                        help="where the TREC files go (default: benchmarks/data/)")  # fmt: skip
+    parser.add_argument("--queries", type=int, default=10_000, help="queries (default: 10000)")
+    parser.add_argument("--docs", type=int, default=100, help="ranked documents per query (default: 100)")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per warm timing, the median is shown (default: 3)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated data (default: 0)")
     parser.add_argument("--keep-numba-cache", action="store_true", help="cold ranx may use numba's disk cache")
     args = parser.parse_args(argv)
     if min(args.queries, args.docs, args.repeat) < 1:
@@ -396,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     startup = time_cli_startup(5)
 
     values, failures = check_values([api, cli, pytrec, ranx_warm, ranx_cold], api)
-    print(f"## rankwise speed benchmark\n\n{environment(data, args.repeat, cache)}\n")
+    print(f"## P1: TREC files, rankwise against pytrec_eval and ranx\n\n{environment(data, args.repeat, cache)}\n")
     print(timing_table([api, cli, pytrec, ranx_warm, ranx_cold, startup], api) + "\n")
     print(
         "Aggregate values (ranx breaks score ties differently from trec_eval: its differences are shown, "

@@ -182,3 +182,28 @@ def test_progress_bar_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> Non
         assert report is not None
         report("reading", 5, 10)
         report("reading", 10, 10)
+
+
+@pytest.mark.parametrize("seed", range(2))
+@pytest.mark.parametrize("dialect", [None, *sorted({d.key for d in DIALECTS})])
+def test_in_memory_partitions_equal_one_pass(tmp_path: Path, seed: int, dialect: str | None,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Inputs in memory with more rows than a partition are computed range by range: the same result."""
+    qrels_path, run_path = _write(tmp_path, seed, grouped=False)
+    qrels, run = rankwise.io.load_qrels(qrels_path), rankwise.io.load_run(run_path)
+    measures = MEASURES if dialect is None else MEASURES[:11]
+    train = pl.DataFrame({"user_id": ["q0"], "item_id": ["none"]})
+
+    def run_it() -> rankwise.EvaluationResult | str:
+        try:
+            return rankwise.evaluate(qrels, run, measures, dialect=dialect, train=train, catalog=999)
+        except rankwise.RankwiseError as exc:
+            return str(exc)
+
+    whole = run_it()
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 40)
+    parts = run_it()
+    if isinstance(whole, str) or isinstance(parts, str):
+        assert parts == whole
+        return
+    _same(parts, whole)

@@ -106,7 +106,7 @@ class Aligned:
         return total[1:] - total[self.offsets[self.qidx]]
 
 
-def _same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:
+def same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:
     """Both tables with the same id types: integer ids on one side and text on the other become text."""
     if all(qrels.frame.schema[c] == run.frame.schema[c] for c in (QID, DOCID)):
         return qrels, run
@@ -172,7 +172,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
     ``allow_empty`` (one partition of a larger evaluation may hold none).
     """
-    qrels, run = _same_id_types(qrels, run)
+    qrels, run = same_id_types(qrels, run)
     (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
     qrels_grade = qrels.frame.get_column(VALUE).to_numpy().astype(np.int64, copy=False)
     sets = _QuerySets(query_ids, *(np.zeros(len(query_ids), dtype=bool) for _ in range(3)))

@@ -11,9 +11,8 @@ from .dialects import Dialect
 from .errors import InputError
 from .io.blocks import streamable
 from .io.interactions import load_interactions
-from .pipeline.compute import compute_groups
 from .pipeline.load import load_inputs
-from .pipeline.partitioned import Progress, evaluate_in_partitions
+from .pipeline.partitioned import Progress, compute_in_partitions, evaluate_in_partitions
 from .pipeline.plan import MeasureLike, make_plan
 from .pipeline.result import EvaluationResult, assemble
 from .policies import QuerySet, ScorePrecision, TiePolicy
@@ -72,7 +71,7 @@ def evaluate(
                                                 progress=progress)  # fmt: skip
     else:
         inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns)
-        groups = compute_groups(plan, inputs, catalog)
+        groups = compute_in_partitions(plan, inputs, catalog)
     return assemble(plan, inputs, groups)
 
 

@@ -13,6 +13,7 @@ from .. import __version__
 from .commands import dialects, evaluate, explain, list_measures
 from .compare import compare
 from .ltr import ltr
+from .recsys import recsys_experiment
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -21,7 +22,7 @@ def main() -> None:
     """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
 
 
-for command in (evaluate, compare, list_measures, explain, dialects, ltr):
+for command in (evaluate, compare, list_measures, explain, dialects, ltr, recsys_experiment):
     main.add_command(command)
 
 __all__ = ["main"]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..aligned import QueryAccounting, align
+from ..aligned import QueryAccounting, align, same_id_types
 from ..io import load_qrels
 from ..io.blocks import Block, run_blocks
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
 from ..kernels import concatenate_inputs
-from ..rowops import in_text_order
+from ..rowops import group_order, in_text_order, text_order_codes
 from .compute import GroupValues, compute_groups
 from .load import Inputs
 from .plan import Plan
@@ -72,18 +72,66 @@ def evaluate_in_partitions(
         queries = _query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
         num_partitions = _route(spill, queries)
         judged = _by_partition(judgments.frame, queries)
-        parts = []
-        for p in range(num_partitions):
-            run_part = spill.partition_table(p)
-            qrels_part = dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear()))
-            parts.append(compute_groups(plan, Inputs(qrels_part, run_part, train), catalog, allow_empty=True))
-            report("computing", p + 1, num_partitions)
+        partitions = (
+            (dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())), spill.partition_table(p))
+            for p in range(num_partitions)
+        )
+        groups = _compute_partitions(plan, partitions, num_partitions, train, catalog, report)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
-    groups = [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
     if not groups[0].query_ids:
         _refuse_no_query(judgments, run_table, spill.counts, plan)
     return Inputs(judgments, run_table, train), groups
+
+
+def compute_in_partitions(
+    plan: Plan, inputs: Inputs, catalog: Any = None, partition_rows: int | None = None
+) -> list[GroupValues]:
+    """:func:`compute_groups` over consecutive query ranges of about ``partition_rows`` run rows each (default
+    :data:`PARTITION_ROWS`), for inputs in memory: the same values, notes and aggregates, with the working memory of
+    one range at a time (and its cache-friendlier sizes). Rows are grouped by range in one pass, keeping their
+    order."""
+    limit = partition_rows or PARTITION_ROWS
+    if inputs.run.frame.height <= limit:
+        return compute_groups(plan, inputs, catalog)
+    qrels, run = same_id_types(inputs.qrels, inputs.run)
+    (run_query, qrels_query), ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
+    per_query = np.bincount(run_query, minlength=len(ids))
+    partition_of = (np.cumsum(per_query) - per_query) // limit
+    num_partitions = int(partition_of.max(initial=0)) + 1
+    run_rows = _rows_by_partition(partition_of[run_query], num_partitions)
+    qrels_rows = _rows_by_partition(partition_of[qrels_query], num_partitions)
+    del run_query, qrels_query
+    partitions = (
+        (
+            dataclasses.replace(qrels, frame=qrels.frame[qrels_rows[p]]),
+            dataclasses.replace(run, frame=run.frame[run_rows[p]]),
+        )
+        for p in range(num_partitions)
+    )
+    groups = _compute_partitions(plan, partitions, num_partitions, inputs.train, catalog, None)
+    if not groups[0].query_ids:
+        align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
+    return groups
+
+
+def _rows_by_partition(partition: np.ndarray, num_partitions: int) -> list[np.ndarray]:
+    """The row indices of each partition, in row order."""
+    order, _, _, offsets = group_order(partition, num_partitions, None, np.arange(len(partition)))
+    return [order[offsets[p] : offsets[p + 1]] for p in range(num_partitions)]
+
+
+def _compute_partitions(
+    plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, train: pl.DataFrame | None,
+    catalog: Any, progress: Progress | None,
+) -> list[GroupValues]:  # fmt: skip
+    """Each (qrels, run) partition computed (no partition needs a query), the query groups joined in order."""
+    parts = []
+    for p, (qrels, run) in enumerate(partitions):
+        parts.append(compute_groups(plan, Inputs(qrels, run, train), catalog, allow_empty=True))
+        if progress is not None:
+            progress("computing", p + 1, num_partitions)
+    return [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
 
 
 @dataclasses.dataclass
