@@ -65,6 +65,13 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
     }
 }
 
+/* Are rows lo..hi-1 already in order (runs written in rank order, rows grouped in input order)? */
+static int in_order(const double *score, const int64_t *key, int64_t lo, int64_t hi) {
+    for (int64_t i = lo + 1; i < hi; i++)
+        if (before(score[i], key[i], score[i - 1], key[i - 1])) return 0;
+    return 1;
+}
+
 static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const char *name) {
     if (view->itemsize != itemsize || view->len != itemsize * count) {
         PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, count, itemsize);
@@ -116,7 +123,8 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
         sscore[at] = score[i];
         skey[at] = key[i];
     }
-    for (Py_ssize_t q = 0; q < num_queries; q++) sort_segment(sscore, skey, order, offsets[q], offsets[q + 1]);
+    for (Py_ssize_t q = 0; q < num_queries; q++)
+        if (!in_order(sscore, skey, offsets[q], offsets[q + 1])) sort_segment(sscore, skey, order, offsets[q], offsets[q + 1]);
     Py_END_ALLOW_THREADS
     free(next);
     result = Py_None;

@@ -130,17 +130,24 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | 
 
 
 def make_table(
-    frame: pl.DataFrame, kind: Kind, origin: Origin, run_name: str | None = None, threshold: float | None = None
+    frame: pl.DataFrame,
+    kind: Kind,
+    origin: Origin,
+    run_name: str | None = None,
+    threshold: float | None = None,
+    *,
+    allow_empty: bool = False,
 ) -> Table:
     """Validate and normalise a frame with columns query_id, doc_id, value (and optionally row).
 
     Raises :class:`InputError` for an empty input, missing ids, bad or non-finite values, and a
     (query, doc) pair given twice — naming the file line or row of each problem. ``threshold`` turns qrels
-    ratings into binary grades (rating >= threshold).
+    ratings into binary grades (rating >= threshold). ``allow_empty``: a frame without rows is checked (column
+    types) and returned, not refused (one part of a larger input may hold none).
     """
     if ROW not in frame.columns:
         frame = frame.with_row_index(ROW)
-    if frame.height == 0:
+    if frame.height == 0 and not allow_empty:
         raise EmptyInputError(f"{origin.name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
     frame = frame.select(
         _ids(frame, QID, kind, origin).alias(QID),
@@ -162,6 +169,8 @@ def make_table(
 
 def check_duplicates(frame: pl.DataFrame, kind: Kind, origin: Origin) -> None:
     """Refuse a (query, doc) pair that occurs twice (trec_eval treats it as fatal too)."""
+    if _distinct_integer_pairs(frame):
+        return
     key = pl.struct(QID, DOCID)
     if frame.select(key.hash().n_unique()).item() == frame.height:  # distinct hashes: no duplicate pairs
         return
@@ -177,6 +186,22 @@ def check_duplicates(frame: pl.DataFrame, kind: Kind, origin: Origin) -> None:
         f"{origin.locate(second[ROW])}: query {second[QID]!r} doc {second[DOCID]!r} appears twice in the "
         f"{kind} (first at {origin.locate(first[ROW])})"
     )
+
+
+def _distinct_integer_pairs(frame: pl.DataFrame) -> bool:
+    """For integer ids, whether the (query, doc) pairs are distinct, counted on one int64 key (q − q_min) · span +
+    (d − d_min), faster than hashing pairs; False when the ids are not both integers or the key would not fit (the
+    caller then hashes the pairs)."""
+    if frame.height == 0 or frame.schema[QID] != pl.Int64 or frame.schema[DOCID] != pl.Int64:
+        return False
+    bounds = frame.select(pl.col(QID).min().alias("q0"), pl.col(QID).max().alias("q1"), pl.col(DOCID).min().alias("d0"),
+                          pl.col(DOCID).max().alias("d1")).row(0)  # fmt: skip
+    q0, q1, d0, d1 = (int(v) for v in bounds)
+    span = d1 - d0 + 1
+    if (q1 - q0 + 1) * span >= 2**63:
+        return False
+    key = (pl.col(QID) - q0) * span + (pl.col(DOCID) - d0)
+    return bool(frame.select(key.n_unique()).item() == frame.height)
 
 
 def empty_table(kind: Kind, origin: Origin, reason: str) -> Table:
