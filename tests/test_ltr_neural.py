@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 
@@ -191,6 +192,51 @@ def test_padding_never_contributes(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", list(LOSSES))
+@pytest.mark.parametrize("offset", [0.0, 3e11, -3e11])
+def test_padding_never_contributes_at_any_magnitude(name: str, offset: float) -> None:
+    """In float32, a fill "10^4 below the lowest score" rounds back onto the scores near 3·10^11 (their spacing is
+    32768): padding must be masked, not offset. Each loss of a padded batch equals that of the same groups unpadded.
+    """
+    loss = loss_variants()[name]
+    # the padded row holds the batch minimum twice: a fill that rounds onto it would be a third tied item there
+    scores = [[offset + 2**17, offset, offset - 2**17], [offset - 2**17, offset - 2**17]]
+    grades = [[2, 1, 0], [0, 1]]
+    s, y, m = (t.to(torch.float32) if t.dtype == D else t for t in batch(scores, grades))
+    padded = loss(s, y, m).item()
+    alone = [loss(s[g : g + 1, : len(row)], y[g : g + 1, : len(row)], m[g : g + 1, : len(row)]).item()
+             for g, row in enumerate(scores)]  # fmt: skip
+    pointwise = name in ("mse", "sigmoid_ce", "sigmoid_ce_graded")
+    expected = (sum(a * len(r) for a, r in zip(alone, scores)) / 5) if pointwise else sum(alone) / 2
+    assert math.isfinite(padded) and padded == pytest.approx(expected, rel=1e-6)
+
+
+def test_listnet_ignores_padding_near_3e11() -> None:
+    """The issue's case: three real items whose float32 scores are all 3·10^11 and one padded slot. The score
+    softmax is uniform over the real items, so the loss is log 3 (1.099); padding leaking in made it log 4."""
+    s = torch.tensor([[3e11, 3e11 + 1, 3e11 - 1, 0.0]], dtype=torch.float32)
+    y = torch.tensor([[2.0, 1.0, 0.0, 0.0]])
+    m = torch.tensor([[True, True, True, False]])
+    assert listnet(s, y, m).item() == pytest.approx(math.log(3), rel=1e-6)
+
+
+def test_listmle_docstring_example_is_its_gradient() -> None:
+    """ListMLE pushes tied items apart: the docstring's worked gradient is the one computed, and by hand."""
+    example = re.search(r"grades \((.*?)\), scores \((.*?)\).*?gradient \((.*?)\)", " ".join(listmle.__doc__.split()))
+    assert example is not None
+    grades, scores, gradient = ([float(v) for v in group.split(", ")] for group in example.groups())
+    s = torch.tensor([scores], dtype=D, requires_grad=True)
+    listmle(s, torch.tensor([grades], dtype=D), torch.ones(1, 3, dtype=torch.bool)).backward()
+    # π = (0, 1, 2): L = [lse(s0, s1, s2) - s0] + [lse(s1, s2) - s1]
+    p = [math.exp(v) / sum(math.exp(w) for w in scores) for v in scores]
+    q1 = math.exp(scores[1]) / (math.exp(scores[1]) + math.exp(scores[2]))
+    by_hand = [p[0] - 1, p[1] + q1 - 1, p[2] + (1 - q1)]
+    assert s.grad[0].tolist() == pytest.approx(by_hand, abs=1e-12)
+    assert s.grad[0].tolist() == pytest.approx(gradient, abs=5e-4)
+    assert s.grad[0, 1] < s.grad[0, 2]  # a descent step widens the gap s1 - s2 between the tied items
+    assert "does not push tied items apart" not in listmle.__doc__
+
+
+@pytest.mark.parametrize("name", list(LOSSES))
 def test_gradients_match_finite_differences(name: str) -> None:
     loss = loss_variants()[name]
     s, y, m = random_batch(1)
@@ -305,6 +351,81 @@ def test_bad_input_is_a_rankwise_error() -> None:
     ranker = train_neural(x, y, o, config=NeuralConfig(epochs=1, **FAST))
     with pytest.raises(RankwiseError, match=r"predict: features must have shape \[rows, 6\]"):
         ranker.predict(x[:, :3])
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"hidden": 0}, r"an mlp needs hidden layers of width >= 1 \(e\.g\. hidden=64,32\), not hidden=0$"),
+    ({"hidden": ()}, r"an mlp needs hidden layers of width >= 1 .*not hidden=\(none\)$"),
+    ({"hidden": (16, -2)}, r"not hidden=16,-2$"),
+    ({"hidden": "64"}, r"hidden must be layer widths \(integers such as 64,32\), not '64'$"),
+    ({"hidden": (1.5,)}, r"hidden must be layer widths .*not \(1\.5,\)$"),
+    ({"hidden": [[3]]}, r"hidden must be layer widths"),
+    ({"epochs": 2.5}, r"epochs must be an integer, not 2\.5$"),
+    ({"seed": "0"}, r"seed must be an integer, not '0'$"),
+    ({"dropout": "x"}, r"dropout must be a number, not 'x'$"),
+    ({"learning_rate": float("nan")}, r"learning_rate and temperature must be > 0"),
+    ({"standardize": "yes"}, r"standardize must be True or False"),
+])  # fmt: skip
+def test_bad_configs_are_one_line(values: dict, message: str) -> None:
+    with pytest.raises(RankwiseError, match=message):
+        NeuralConfig(**values)
+    assert NeuralConfig(hidden=8).hidden == (8,) and NeuralConfig(hidden=np.int64(4)).hidden == (4,)
+
+
+def test_no_features_is_refused() -> None:
+    x, y, o = TRAIN
+    with pytest.raises(RankwiseError, match=r"train: features must be a 2-d array .* not shape \(\d+, 0\)"):
+        train_neural(x[:, :0], y, o, config=NeuralConfig(epochs=1, **FAST))
+
+
+def _crafted(tmp_path, hidden: tuple, weights: dict) -> object:
+    """A model file whose config says ``hidden`` while its weights are ``weights``."""
+    ranker = train_neural(*TRAIN, config=NeuralConfig(epochs=1, **FAST))
+    path = tmp_path / "model.pt"
+    ranker.save(path)
+    payload = torch.load(path, weights_only=True)
+    payload["config"]["hidden"] = hidden
+    payload["state_dict"] = {**payload["state_dict"], **weights}
+    torch.save(payload, path)
+    return path
+
+
+def test_a_config_claiming_a_huge_network_is_refused_before_building_it(tmp_path, monkeypatch) -> None:
+    """hidden=(100000, 100000) would be 10^10 weights (40 GB) built before load_state_dict saw they do not fit."""
+    from rankwise.ltr import neural
+
+    path = _crafted(tmp_path, (100000, 100000), {})
+    built = []
+    monkeypatch.setattr(neural, "_build_module", lambda *args: built.append(args) or pytest.fail("built"))
+    expected = (r"model\.pt: the saved weights do not match the model's config \(0\.bias: \(16,\) in the file, "
+                r"\(100000,\) for model=mlp, hidden=100000,100000 and 6 features\)$")  # fmt: skip
+    with pytest.raises(RankwiseError, match=expected):
+        NeuralRanker.load(path)
+    assert built == []
+
+
+def test_weights_of_the_wrong_shape_or_kind_are_one_line(tmp_path) -> None:
+    path = _crafted(tmp_path, (16,), {"0.weight": torch.zeros(16, 7)})
+    with pytest.raises(RankwiseError, match=r"0\.weight: \(16, 7\) in the file, \(16, 6\) for model=mlp"):
+        NeuralRanker.load(path)
+    path = _crafted(tmp_path, (16,), {"extra": torch.zeros(1)})
+    with pytest.raises(RankwiseError, match=r"extra: \(1,\) in the file, none for model=mlp"):
+        NeuralRanker.load(path)
+    path = _crafted(tmp_path, (16,), {"mean": [0.0] * 6})
+    with pytest.raises(RankwiseError, match=r"mean: not a tensor in the file, \(6,\) for"):
+        NeuralRanker.load(path)
+
+
+def test_a_network_that_cannot_fit_in_memory_is_refused_before_training(monkeypatch) -> None:
+    from rankwise.ltr import limits
+
+    monkeypatch.setattr(limits, "physical_memory", lambda: 2**28)
+    # (6·100 + 100) + (100·2000 + 2000) + (2000 + 1) weights, 5 float32 numbers each (4 MB) fit in 256 MiB ...
+    train_neural(*TRAIN, config=NeuralConfig(epochs=1, **{**FAST, "hidden": (100, 2000)}))
+    # ... 100 times as many do not (20,400,701 weights · 20 bytes = 0.38 GiB)
+    with pytest.raises(RankwiseError, match=r"^training the mlp model \(hidden=100,200000 on 6 features\) would "
+                       r"take 0\.4 GiB, more than this machine's 0\.2 GiB of memory$"):  # fmt: skip
+        train_neural(*TRAIN, config=NeuralConfig(epochs=1, **{**FAST, "hidden": (100, 200000)}))
 
 
 def test_rankwise_imports_without_torch() -> None:

@@ -21,6 +21,7 @@ from ..errors import RankwiseError
 from ..formats import FORMATS
 from ..ltr.models import MODEL_KINDS
 from ..ltr.svmlight import LtrData, read_svmlight, write_svmlight
+from ..wording import counted
 from .common import echo_notes, echo_result, fail_cleanly
 
 
@@ -197,9 +198,10 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
     if valid is not None:
         kept = f"best iteration {ranker.best_iteration} of {len(ranker.history)}: {_metrics(ranker.best_metrics)}"
     else:
-        kept = f"{ranker.best_iteration} iterations (no --valid: the last is kept)"
-    click.echo(f"{kind}: {data.num_rows} rows, {data.num_groups} queries, {data.num_features} features{used}; "
-               f"{kept}; saved to {output}", err=True)  # fmt: skip
+        kept = f"{counted(ranker.best_iteration or 0, 'iteration', 'iterations')} (no --valid: the last is kept)"
+    sizes = (counted(data.num_rows, "row", "rows"), counted(data.num_groups, "query", "queries"),
+             counted(data.num_features, "feature", "features"))  # fmt: skip
+    click.echo(f"{kind}: {', '.join(sizes)}{used}; {kept}; saved to {output}", err=True)
 
 
 def _metrics(values: Any) -> str:

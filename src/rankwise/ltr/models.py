@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,12 +91,11 @@ class Ranker:
         unscored = ~np.isfinite(scores)
         if unscored.any():
             row = int(np.argmax(unscored))
-            entries = slice(data.indptr[row], data.indptr[row + 1])
-            odd = ~np.isfinite(data.values[entries])
-            cause = f": one of its feature values is {data.values[entries][odd][0]}" if odd.any() else ""
+            values = data.values[data.indptr[row] : data.indptr[row + 1]]
+            entry = _first_beyond_float32(values)
+            cause = f": one of its feature values is {values[entry]}" if entry is not None else ""
             raise RankwiseError(
-                f"{data.source}: the {self.kind} model scores row {row + 1} (qid {data.qids[data.row_groups()[row]]}, "
-                f"document {data.doc_ids()[row]}) as {scores[row]}{cause}; "
+                f"{data.source}: the {self.kind} model scores {data.describe_row(row)} as {scores[row]}{cause}; "
                 f"{counted(int(unscored.sum()), 'row has', 'rows have')} no finite score, of {len(scores)}"
             )
         return scores
@@ -174,6 +174,14 @@ class Ranker:
 MAX_MANIFEST_BYTES = 64 << 20
 
 
+def _first_beyond_float32(values: np.ndarray) -> int | None:
+    """The position of the first value that is NaN, infinite or too large for float32 (the PyTorch models' dtype),
+    or None."""
+    with np.errstate(over="ignore"):
+        odd = ~np.isfinite(values.astype(np.float32))
+    return int(np.argmax(odd)) if odd.any() else None
+
+
 def _native_width(kind: str, model: Any) -> int:
     """The number of features the library's own model takes."""
     if kind == "lightgbm":
@@ -188,8 +196,6 @@ def check_lightgbm_model_file(path: Path) -> None:
     process on some truncated files): it must start with ``tree``, end its trees with ``end of trees`` and its
     parameters with ``end of parameters``, and the trees must take exactly the bytes its ``tree_sizes`` line
     declares."""
-    import re
-
     text = path.read_bytes()
     sizes = re.search(rb"^tree_sizes=([0-9 ]*)$", text, re.M)
     start, end = text.find(b"\nTree="), text.find(b"\nend of trees\n")
@@ -288,6 +294,11 @@ def train_ranker(
         raise RankwiseError("early stopping needs a validation set")
     if train.num_features == 0:
         raise RankwiseError(f"{train.source}: no features to train on (no row has an index:value)")
+    for data in (train, valid):
+        if data is not None and data.num_rows and data.labels.min() < 0:
+            row = int(np.argmax(data.labels < 0))
+            raise RankwiseError(f"{data.source}: {data.describe_row(row)} has label {data.labels[row]}; ranking "
+                                "grades are integers >= 0")  # fmt: skip
     if valid is not None and valid.num_features > train.num_features:
         raise RankwiseError(
             f"{valid.source}: {valid.num_features} features, more than the {train.num_features} of {train.source}"
@@ -303,6 +314,7 @@ def train_ranker(
         if type(exc).__name__ not in ("LightGBMError", "XGBoostError"):
             raise
         detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        detail = re.sub(r"^\[[\d:]+\] \S+:\d+: (Check failed: \w+: )?", "", detail)  # XGBoost's time and source line
         raise RankwiseError(f"{kind} refused the training: {detail}") from None
 
 
@@ -349,7 +361,6 @@ def _check_lightgbm_params(lgb: Any, given: Mapping[str, Any]) -> None:
 def _check_xgboost_params(xgb: Any, params: Mapping[str, Any], matrix: Any, given: Mapping[str, Any]) -> None:
     """Refuse a parameter XGBoost does not use: it says so only in a warning, which is read here before any
     training."""
-    import re
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
@@ -369,6 +380,7 @@ def _train_lightgbm(job: _Job) -> Ranker:
     _check_lightgbm_params(lgb, job.given)
     params = {"objective": "lambdarank", "metric": "ndcg", "eval_at": job.eval_at, "verbosity": -1,
               **({"seed": job.seed} if job.seed is not None else {}), **job.given}  # fmt: skip
+    _check_label_gains(job, params.get("label_gain"))
     train = job.train
     train_set = lgb.Dataset(train.to_scipy(), label=train.labels, group=train.group_sizes, params=params)
     watched, callbacks = _Watched(job), []
@@ -391,6 +403,26 @@ def _train_lightgbm(job: _Job) -> Ranker:
     best = booster.best_iteration if booster.best_iteration > 0 else booster.current_iteration()
     used = sum(train_set.feature_num_bin(j) > 1 for j in range(train_set.num_feature()))
     return Ranker(job.kind, job.train.num_features, booster, best, params, history, used_features=used)
+
+
+def _check_label_gains(job: _Job, gains: Any) -> None:
+    """LightGBM's ndcg (metric and lambdarank) has one gain per grade, 31 by default (grades 0 to 30); a higher
+    grade is a C++ fatal error that LightGBM also prints on the process's stderr, so it is refused here first."""
+    if gains is None:
+        count = 31
+    elif isinstance(gains, str):
+        count = len([g for g in gains.split(",") if g.strip()])
+    elif isinstance(gains, Sequence):
+        count = len(gains)
+    else:
+        return  # LightGBM says what is wrong with it
+    for data in [d for d in (job.train, job.valid) if d is not None]:
+        if data.num_rows and data.labels.max() >= count:
+            row = int(np.argmax(data.labels >= count))
+            raise RankwiseError(
+                f"{data.source}: {data.describe_row(row)} has label {data.labels[row]}; lightgbm ranks grades 0 to "
+                f"{count - 1} (give one gain per grade for more: -p label_gain=0,1,3,...)"
+            )
 
 
 @dataclass(frozen=True)
@@ -509,6 +541,13 @@ def _train_neural(job: _Job) -> Ranker:
         if job.on_progress is not None:
             job.on_progress(epoch, {"loss": loss, **({name: ndcg} if ndcg is not None else {})})
 
+    for data in [d for d in (job.train, job.valid) if d is not None]:
+        entry = _first_beyond_float32(data.values)
+        if entry is not None:
+            row = int(np.searchsorted(data.indptr, entry, side="right")) - 1
+            raise RankwiseError(f"{data.source}: {data.describe_row(row)} has the feature value {data.values[entry]}; "
+                                f"the {job.kind} model needs finite float32 values (lightgbm and xgboost read NaN as "
+                                "missing)")  # fmt: skip
     valid_arrays = None
     if job.valid is not None:
         valid_arrays = (job.valid.dense(np.float32), job.valid.labels, job.valid.group_offsets)

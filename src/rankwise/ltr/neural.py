@@ -7,11 +7,12 @@ Inputs are plain arrays, independent of any file format:
 - ``offsets``: int64 ``[groups + 1]`` in CSR style: group ``g`` is rows ``offsets[g]:offsets[g + 1]``.
 
 Every loss takes a padded batch: ``scores`` and ``labels`` of shape ``[B, L]`` and a boolean ``mask`` (True for
-real items). Padded entries never contribute, whatever values they hold. Pointwise losses average over the real
-items of the batch; pairwise and listwise losses average a per-group loss over the *informative* groups, those
-with at least two real items of different grades (a group of one item, or whose items all share one grade, has
-no order to learn and counts as absent; a batch without any gives a loss of 0 with zero gradients). Gains are
-``2^l - 1`` and discounts ``1 / log2(1 + rank)``, as in LightGBM.
+real items). Padded entries never contribute, whatever values they hold: they are masked (``-inf`` inside a
+softmax or log-sum-exp), never offset from the real scores (an offset rounds away in float32 near 10^11).
+Pointwise losses average over the real items of the batch; pairwise and listwise losses average a per-group loss
+over the *informative* groups, those with at least two real items of different grades (a group of one item, or
+whose items all share one grade, has no order to learn and counts as absent; a batch without any gives a loss of
+0 with zero gradients). Gains are ``2^l - 1`` and discounts ``1 / log2(1 + rank)``, as in LightGBM.
 
 Validation nDCG@k (for early stopping) is computed by :func:`rankwise.evaluate` with the ``lightgbm`` dialect,
 so this module holds no metric definitions of its own.
@@ -197,7 +198,7 @@ def listmle(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
     groups. Items of equal grade are ordered by the current score, highest first (ties in score by row order),
     i.e. π is the most likely permutation consistent with the grades, so the loss does not depend on row order.
     The choice of π is not differentiated. The loss still separates tied items: the one π puts first is pushed up
-    and the other down (grades (1, 0, 0), scores (0, 0.3, 0.1): π = (0, 1, 2), gradient (-0.711, -0.060, +0.770),
+    and the other down (grades (1, 0, 0), scores (0, 0.3, 0.1): π = (0, 1, 2), gradient (-0.711, -0.059, +0.770),
     which widens the gap between the two tied items 1 and 2).
     """
     s, y, mask = _prepare(scores, labels, mask)
@@ -564,8 +565,8 @@ def _check_weights(path: str | os.PathLike[str], config: NeuralConfig, num_featu
     name = min((n for n in {*expected, *found} if found.get(n) != expected.get(n)), key=str)
     raise RankwiseError(
         f"{path}: the saved weights do not match the model's config ({name}: {found.get(name, 'missing')} in the "
-        f"file, {expected.get(name, 'none')} for a {config.model} with hidden={','.join(map(str, config.hidden))} "
-        f"on {num_features} features)"
+        f"file, {expected.get(name, 'none')} for model={config.model}, hidden={','.join(map(str, config.hidden))} "
+        f"and {num_features} features)"
     )
 
 

@@ -178,6 +178,11 @@ class LtrData:
         """The group position (0-based) of every row, int64 ``[rows]``."""
         return np.repeat(np.arange(self.num_groups, dtype=np.int64), self.group_sizes)
 
+    def describe_row(self, row: int) -> str:
+        """``row N (qid Q, document D)`` for messages: ``N`` counts rows from 1, ``D`` is :meth:`doc_ids`'s."""
+        group = int(np.searchsorted(self.group_offsets, row, side="right")) - 1
+        return f"row {row + 1} (qid {self.qids[group]}, document {self.doc_ids()[row]})"
+
     def dense(self, dtype: Any = np.float32) -> np.ndarray:
         """The features as a dense ``[rows, num_features]`` array (absent entries are 0); a
         :class:`RankwiseError` instead when it would not fit in the machine's memory."""
@@ -185,7 +190,8 @@ class LtrData:
         check_memory(nbytes, f"{self.source}: dense features ({self.num_rows} rows × {self.num_features} columns)")
         out = np.zeros((self.num_rows, self.num_features), dtype=dtype)
         rows = np.repeat(np.arange(self.num_rows, dtype=np.int64), np.diff(self.indptr))
-        out[rows, self.indices] = self.values
+        with np.errstate(over="ignore"):  # a value beyond float32 becomes ±inf, as a cast does
+            out[rows, self.indices] = self.values
         return out
 
     def to_scipy(self) -> scipy.sparse.csr_matrix:
@@ -335,7 +341,9 @@ def read_svmlight(
     """Read an SVMlight / libsvm ranking file (format and behaviour: see the module docstring).
 
     - ``num_features``: the width (so train, validation and test files agree); an index beyond it is an
-      error naming file:line. Default: the largest index found (+1 when 0-based).
+      error naming file:line. Default: the largest index found (+1 when 0-based), at most the larger of 65,536 and
+      the number of stored ``index:value`` entries (:mod:`rankwise.ltr.limits`: a tiny file cannot claim a width of
+      10^8); a larger index is an error naming file:line unless ``num_features`` is given.
     - ``zero_based``: ``False`` (1-based, default; index 0 is an error), ``True``, or ``"auto"``
       (0-based when some index is 0).
     - ``query_file``: groups for data without ``qid:``: ``None`` (default) uses ``FILE.query`` when it
@@ -367,7 +375,8 @@ def read_svmlight_files(
     doc_ids: DocIds = "position",
 ) -> list[LtrData]:
     """Read several files (train, validation, test) with one width: ``num_features`` or, by default, the
-    largest width among them. ``zero_based="auto"`` decides once for all files (0-based when any has index 0).
+    largest width among them (bounded as in :func:`read_svmlight`, by the entries of all the files together).
+    ``zero_based="auto"`` decides once for all files (0-based when any has index 0).
     """
     _check_choices(qid_order, doc_ids)
     names = [str(p) for p in paths]
