@@ -16,7 +16,7 @@ import polars as pl
 from .errors import InputError
 from .io.table import DOCID, QID, VALUE, Table
 from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
-from .rowops import group_order, lookup, text_order_codes
+from .rowops import group_order, id_codes, lookup, text_order, text_order_codes
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -117,21 +117,44 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
     return tuple(ids.cast(pl.String).to_list())
 
 
-def _tie_key(ties: TiePolicy, doc_code: np.ndarray, doc_ids: pl.Series, num_rows: int) -> np.ndarray:
-    """Per run row, the key that orders rows of equal score (ascending): the row's input position under
-    ``input_order``; else the rank of its doc id (``doc_code`` indexes ``doc_ids``, which are in text order) in the
-    policy's order, computed once per distinct id. ``average`` lays ties out by doc id descending."""
-    if ties is TiePolicy.INPUT_ORDER:
-        return np.arange(num_rows, dtype=np.int64)
-    if ties is TiePolicy.DOCNO_ASC:
-        return doc_code
-    if ties is not TiePolicy.DOCNO_DESC_NUMERIC:
-        return -doc_code
-    by_number = pl.DataFrame({"num": doc_ids.cast(pl.Int64, strict=False), "text": np.arange(len(doc_ids))})
-    position = by_number.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy()
-    rank = np.empty(len(doc_ids), dtype=np.int64)
-    rank[position] = np.arange(len(doc_ids), dtype=np.int64)
-    return rank[doc_code]
+def _order_ties(
+    order: np.ndarray, qidx: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_ids: pl.Series, ties: TiePolicy
+) -> np.ndarray:
+    """``order`` (rows grouped by query, by score descending, equal scores in input order) with each group of equal
+    (query, score) rows put in doc-id order under ``ties``; ``doc_code`` indexes ``doc_ids`` per row. Only the
+    tied rows' ids are ranked, once per distinct id."""
+    tied_with_next = (qidx[1:] == qidx[:-1]) & (score[1:] == score[:-1])
+    if not tied_with_next.any():
+        return order
+    in_group = np.zeros(len(qidx), dtype=bool)
+    in_group[1:] |= tied_with_next
+    in_group[:-1] |= tied_with_next
+    rows = np.flatnonzero(in_group)
+    group = np.cumsum(np.concatenate(([True], ~tied_with_next)))[rows]
+    group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
+    present, local = np.unique(doc_code[order[rows]], return_inverse=True)
+    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_ids.gather(present))[local])
+    order[rows] = order[rows][within]
+    return order
+
+
+def _tie_rank(ties: TiePolicy, ids: pl.Series) -> np.ndarray:
+    """Each of the distinct ``ids``' place in the tie order: by text ascending (``docno_asc``), by number descending
+    then text descending for non-numbers last (``docno_desc_numeric``), else by text descending (``docno_desc``, and
+    ``average``, which lays ties out that way)."""
+    if ties is TiePolicy.DOCNO_DESC_NUMERIC:
+        text_rank = _ranks(text_order(ids))
+        by = pl.DataFrame({"num": ids.cast(pl.String).cast(pl.Int64, strict=False), "text": text_rank})
+        return _ranks(by.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy())
+    rank = _ranks(text_order(ids))
+    return rank if ties is TiePolicy.DOCNO_ASC else -rank
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation: ``rank[order[i]] = i``."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
 
 
 @dataclass(frozen=True)
@@ -166,9 +189,10 @@ def _evaluated(sets: _QuerySets, policies: Policies) -> tuple[np.ndarray, np.nda
 def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = False) -> Aligned:
     """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
 
-    Ids are coded once (:func:`rankwise.rowops.text_order_codes`: integers stay integers, no per-row text); query
-    order and every id reported are the ids' text. Rows are grouped by query and ordered by (score descending, tie
-    key) in one pass, and grades looked up by doc code within each query (:mod:`rankwise.rowops`). Raises
+    Ids are coded once (:mod:`rankwise.rowops`: integers stay integers, no per-row text); query order and every id
+    reported are the ids' text. Rows are grouped by query and ordered by score in one pass, groups of tied scores
+    then by doc id under the tie policy (:func:`_order_ties`), and grades looked up by doc code within each query.
+    Raises
     :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
     ``allow_empty`` (one partition of a larger evaluation may hold none).
     """
@@ -184,23 +208,23 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     if num_queries == 0 and not allow_empty:
         _refuse_nothing_to_evaluate(qrels, run, policies, sets)
     query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
-    (run_doc, qrels_doc), doc_ids = text_order_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
+    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
     score = run.frame.get_column(VALUE).to_numpy()
     if policies.scores is ScorePrecision.FLOAT32:
         score = score.astype(np.float32).astype(np.float64)
-    tie_key = _tie_key(policies.ties, run_doc, doc_ids, len(score))
     qidx = query_index[run_query]
     if num_queries < len(query_ids):
         keep = qidx >= 0
-        qidx, score, tie_key, run_doc = qidx[keep], score[keep], tie_key[keep], run_doc[keep]
-    order, score, _, offsets = group_order(qidx, num_queries, score, tie_key)
-    del tie_key
+        qidx, score, run_doc = qidx[keep], score[keep], run_doc[keep]
+    order, score, _, offsets = group_order(qidx, num_queries, score, np.arange(len(qidx), dtype=np.int64))
+    qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
+    if policies.ties is not TiePolicy.INPUT_ORDER:
+        order = _order_ties(order, qidx, score, run_doc, doc_ids, policies.ties)
     judged_qidx = query_index[qrels_query]
     judged = judged_qidx >= 0
     by_doc, judged_doc, judged_offsets = _judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
     qrel_grade = qrels_grade[judged][by_doc]
     qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
-    qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
     grade = lookup(qidx, run_doc[order], judged_offsets, judged_doc, qrel_grade, UNJUDGED)
     del order, run_doc
     rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1

@@ -31,35 +31,86 @@ DENSE_SPAN_PER_ROW = 4
 """Integer ids are coded through a lookup table when their range is at most this many times the row count."""
 
 
-def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
-    """Code the ids of ``columns`` jointly: ``codes[i][row]`` is the position of the row's id in ``distinct``, the
-    distinct ids of all columns in the byte order of their text (integer ids by their decimal text: 10 before 9).
+def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+    """Code the ids of ``columns`` jointly: ``codes[i][row]`` is the position of the row's id in ``distinct`` (the
+    distinct ids of all columns, in no particular order). Equal ids get equal codes in every column, so codes join
+    tables.
 
-    Equal ids get equal codes in every column, so codes join tables; their order is the doc-id tie order. Integers
-    in a narrow range are coded through a lookup table (O(rows)), other ids by a hash join against the distinct ids
-    (sorted, not the rows)."""
+    Integers in a narrow range are coded through a lookup table over the range (O(rows), no hashing); other ids by
+    their 64-bit hashes (one sort of integers, not of text), checked: every row's id must equal the id its hash
+    stands for, else (a hash collision) by a join against the distinct ids."""
     if all(c.dtype == pl.Int64 for c in columns):
         dense = _dense_integer_codes(columns)
         if dense is not None:
             return dense
+    starts = [_run_starts(c) for c in columns]
+    if any(start is not None for start in starts):  # code each run of equal ids once (a run's rows per query)
+        heads = [c if start is None else c.filter(pl.Series(start)) for c, start in zip(columns, starts)]
+        head_codes, distinct = id_codes(*heads)
+        expanded = [codes if start is None else codes[np.cumsum(start) - 1]
+                    for codes, start in zip(head_codes, starts)]  # fmt: skip
+        return expanded, distinct
     joined = pl.concat([c.rename("id") for c in columns]) if len(columns) > 1 else columns[0].rename("id")
-    distinct = in_text_order(joined.unique())
+    if not len(joined):
+        return [np.zeros(0, dtype=np.int64) for _ in columns], joined
+    inverse, representative = _distinct_values(joined.hash().to_numpy())
+    distinct = joined.gather(representative)
+    if (joined == distinct.gather(inverse)).all():
+        bounds = np.cumsum([0, *(len(c) for c in columns)])
+        return [inverse[bounds[i] : bounds[i + 1]] for i in range(len(columns))], distinct
+    distinct = joined.unique()
     index = pl.DataFrame({"id": distinct, "code": np.arange(len(distinct), dtype=np.int64)})
-    codes = [
-        pl.DataFrame({"id": c.rename("id")}).join(index, on="id", how="left", maintain_order="left")["code"].to_numpy()
-        for c in columns
-    ]
-    return codes, distinct
+    joins = [pl.DataFrame({"id": c.rename("id")}).join(index, on="id", how="left", maintain_order="left")
+             for c in columns]  # fmt: skip
+    return [j.get_column("code").to_numpy() for j in joins], distinct
+
+
+def _run_starts(ids: pl.Series) -> np.ndarray | None:
+    """Bool per row: the row's id differs from the previous row's; None unless the rows form runs of 4 or more on
+    average (ids written query by query), where coding each run once pays."""
+    if len(ids) < 64:
+        return None
+    starts = ids.ne_missing(ids.shift(1)).to_numpy()
+    return starts if 4 * np.count_nonzero(starts) <= len(ids) else None
+
+
+def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each value among the distinct values in ascending order, one row index holding each distinct
+    value): one unstable sort, cheaper than ``np.unique``'s stable one with ``return_index``."""
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.empty(len(values), dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    codes = np.empty(len(values), dtype=np.int64)
+    codes[order] = np.cumsum(starts) - 1
+    return codes, order[starts]
+
+
+def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+    """:func:`id_codes` with ``distinct`` in the byte order of the ids' text (integer ids by their decimal text: 10
+    before 9), the order of query ids in every result: only the distinct ids are sorted."""
+    codes, distinct = id_codes(*columns)
+    order = text_order(distinct)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return [rank[c] for c in codes], distinct.gather(order)
+
+
+def text_order(ids: pl.Series) -> np.ndarray:
+    """The positions of ``ids`` sorted by the bytes of their text (integers by their decimal text)."""
+    text = ids if ids.dtype == pl.String else ids.cast(pl.String)
+    return text.arg_sort().to_numpy()
 
 
 def in_text_order(ids: pl.Series) -> pl.Series:
     """Distinct ids sorted by the bytes of their text (integers by their decimal text)."""
-    return ids.sort() if ids.dtype == pl.String else ids.gather(ids.cast(pl.String).arg_sort())
+    return ids.gather(text_order(ids))
 
 
 def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarray], pl.Series] | None:
-    """:func:`text_order_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids
-    marked present in a table over their range, codes read back from it (no hashing); None for wider ranges."""
+    """:func:`id_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids marked present
+    in a table over their range, codes read back from it (no hashing); None for wider ranges."""
     rows = sum(len(c) for c in columns)
     present_in = [c for c in columns if len(c)]
     if not present_in:
@@ -72,9 +123,9 @@ def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarra
     offset_ids = [c.to_numpy() - lowest for c in columns]
     for ids in offset_ids:
         table[ids] = 1
-    distinct = in_text_order(pl.Series("id", np.flatnonzero(table) + lowest, dtype=pl.Int64))
-    table[distinct.to_numpy() - lowest] = np.arange(len(distinct), dtype=np.int64)
-    return [table[ids] for ids in offset_ids], distinct
+    present = np.flatnonzero(table)
+    table[present] = np.arange(len(present), dtype=np.int64)
+    return [table[ids] for ids in offset_ids], pl.Series("id", present + lowest, dtype=pl.Int64)
 
 
 def group_order(
