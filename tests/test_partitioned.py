@@ -207,3 +207,26 @@ def test_in_memory_partitions_equal_one_pass(tmp_path: Path, seed: int, dialect:
         assert parts == whole
         return
     _same(parts, whole)
+
+
+def _sampled_lists(users: int, candidates: int, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Each user: 1 held-out positive scored among ``candidates − 1`` sampled negatives."""
+    rng = np.random.default_rng(seed)
+    items = np.stack([rng.choice(5000, candidates, replace=False) for _ in range(users)])
+    recs = pl.DataFrame({"user_id": np.repeat(np.arange(users), candidates), "item_id": items.reshape(-1),
+                         "score": rng.random(users * candidates)})  # fmt: skip
+    truth = pl.DataFrame({"user_id": np.arange(users), "item_id": items[:, 0], "rating": np.ones(users, np.int64)})
+    return truth, recs
+
+
+def test_sampled_candidates_get_a_note_in_memory_and_in_partitions(monkeypatch: pytest.MonkeyPatch) -> None:
+    truth, recs = _sampled_lists(30, 101)
+    whole = rankwise.evaluate(truth, recs, ["nDCG@10", "HitRate@10"])
+    note = [n for n in whole.notes() if n.startswith("sampled candidates?")]
+    assert len(note) == 1 and "exactly 101 documents" in note[0] and "Krichene & Rendle" in note[0]
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 500)
+    assert rankwise.evaluate(truth, recs, ["nDCG@10", "HitRate@10"]).notes() == whole.notes()
+    top_k = recs.sort(["user_id", "score"], descending=[False, True]).group_by("user_id", maintain_order=True).head(10)
+    assert not any(n.startswith("sampled") for n in rankwise.evaluate(truth, top_k, ["nDCG@10"]).notes())
+    uneven = recs.with_row_index("i").filter(pl.col("i") != 3 * 101 + 100).drop("i")  # user 3: 100 candidates
+    assert not any(n.startswith("sampled") for n in rankwise.evaluate(truth, uneven, ["nDCG@10"]).notes())

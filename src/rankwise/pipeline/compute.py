@@ -50,9 +50,34 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
             caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
+        sampled = sampled_note(aligned, group.policies.rel_level) if group is plan.groups[0] else None
+        caveats += (sampled,) if sampled else ()
         out.append(GroupValues(group, aligned.query_ids, aligned.accounting, tuple(m for _, m in pairs), values,
                                tuple(aggregation), caveats))  # fmt: skip
     return out
+
+
+SAMPLED_NOTE = "sampled candidates? "
+"""How the note of :func:`sampled_note` begins (a query range keeps it only if every range has it)."""
+
+
+def sampled_note(aligned: Aligned, rel: int) -> str | None:
+    """A note when the rankings look like sampled candidates — every query ranks the same number L ≥ 2 of documents
+    and every relevant document is among them, as 1 held-out positive + L − 1 sampled negatives per user (RecBole's
+    ``uni100``) are — since sampled metrics are not consistent with full-ranking ones (Krichene & Rendle, KDD 2020);
+    None otherwise. A top-k list with every relevant item in it for every user is rare enough to be worth the line."""
+    if aligned.num_queries < 2:
+        return None
+    lengths = np.diff(aligned.offsets)
+    relevant = aligned.num_relevant(rel)
+    if lengths.min() != lengths.max() or lengths[0] < 2 or not (relevant > 0).all():
+        return None
+    if not np.array_equal(aligned.per_query_sum(aligned.relevant(rel).astype(np.float64)), relevant):
+        return None
+    return (f"{SAMPLED_NOTE}every query ranks exactly {lengths[0]} documents and all its relevant ones are among them: "
+            f"if these are 1 positive + {lengths[0] - 1} sampled negatives (as RecBole's uni100), the values are "
+            "sampled metrics, not consistent with full-ranking ones (Krichene & Rendle, KDD 2020); "
+            "rankwise.recsys.sampled.sampled_metric gives their corrected estimate")  # fmt: skip
 
 
 def resolved_rel(measure: Measure, policies: Policies) -> int:

@@ -35,7 +35,7 @@ from ..io.blocks import Block, run_blocks
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
 from ..kernels import concatenate_inputs
 from ..rowops import group_order, in_text_order, text_order_codes
-from .compute import GroupValues, compute_groups
+from .compute import SAMPLED_NOTE, GroupValues, compute_groups
 from .load import Inputs
 from .plan import Plan
 
@@ -261,8 +261,16 @@ def concatenate_groups(parts: list[GroupValues]) -> GroupValues:
         measures=first.measures,
         values=np.concatenate([p.values for p in parts], axis=1),
         inputs=tuple(concatenate_inputs([p.inputs[i] for p in parts]) for i in range(len(first.measures))),
-        caveats=tuple(dict.fromkeys(c for p in parts for c in p.caveats)),
+        caveats=_joined_caveats(parts),
     )
+
+
+def _joined_caveats(parts: list[GroupValues]) -> tuple[str, ...]:
+    """Each part's caveats once, in order; a note on the shape of every query (:data:`SAMPLED_NOTE`) only when
+    every part with queries has the same one."""
+    caveats = dict.fromkeys(c for p in parts for c in p.caveats)
+    with_queries = [set(p.caveats) for p in parts if p.query_ids]
+    return tuple(c for c in caveats if not c.startswith(SAMPLED_NOTE) or all(c in own for own in with_queries))
 
 
 def _refuse_no_query(qrels: Table, run: Table, counts: pl.DataFrame, plan: Plan) -> None:
