@@ -79,15 +79,18 @@ def frame_to_table(
     origin: Origin,
     columns: Mapping[str, str] | None = None,
     threshold: float | None = None,
+    *,
+    allow_empty: bool = False,
 ) -> Table:
-    """A validated :class:`Table` from a polars DataFrame with named columns."""
+    """A validated :class:`Table` from a polars DataFrame with named columns (``allow_empty``: see
+    :func:`rankwise.io.table.make_table`)."""
     name = origin.name
     picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID)}
     picked[VALUE], value = _value_expr(frame, kind, columns, name)
     if len(set(picked.values())) < 3:
         raise InputError(f"{name}: one column cannot play two roles ({picked})")
     selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID), value)
-    return make_table(selected, kind, origin, threshold=threshold)
+    return make_table(selected, kind, origin, threshold=threshold, allow_empty=allow_empty)
 
 
 def read_tabular(

@@ -1,0 +1,193 @@
+"""The inputs on the driver: which columns of each Spark DataFrame play query, document and value (found and
+checked exactly as :mod:`rankwise.io.tabular` finds and checks them in a local DataFrame), and the one DataFrame of
+rows the executors evaluate.
+
+Qrels, run and training interactions travel as one union of rows with the columns ``q`` (query id: the partition
+key), ``d`` (document id), ``rv`` (run score or rank, as given), ``gv`` (qrels grade or rating, as given), ``side``
+(:data:`RUN`, :data:`QRELS`, :data:`TRAIN`) and ``mid`` (``monotonically_increasing_id()`` of the row in its own
+DataFrame: its input order, and its row number when an error names it). Ids keep their type (integer ids travel as
+``bigint``) unless the inputs disagree, as the local engine's :func:`rankwise.aligned.same_id_types` would make
+them: then that id column travels as text, and executors turn integer columns back into integers before checking
+them, so error messages name ids as a local evaluation would.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..errors import EmptyInputError, InputError
+from ..io.table import DOCID, QID, VALUE, Kind, Origin, Table
+from ..io.tabular import CANDIDATES, _find, _pick, _value_expr, check_columns, frame_to_table
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+RUN, QRELS, TRAIN = 0, 1, 2
+KEY, DOC, RUN_VALUE, QRELS_VALUE, SIDE, MID = "q", "d", "rv", "gv", "side", "mid"
+_ROLE_COLUMN = {QID: KEY, DOCID: DOC}
+_MID_BITS = 33
+"""``monotonically_increasing_id()`` puts the partition index above bit 33 and the record number below."""
+
+
+@dataclass(frozen=True)
+class Side:
+    """One input DataFrame: what its columns are and how its rows travel.
+
+    ``columns``: role (``query_id``, ``doc_id``, ``value``) → the DataFrame's column; ``given``: the user's
+    ``qrels_columns``/``run_columns``, applied again on the executors; ``integer_ids``: whether the query and
+    document columns hold integers; ``as_text``: whether each travels as text (see module docstring).
+    """
+
+    kind: Kind | str
+    code: int
+    origin: str
+    columns: dict[str, str]
+    given: dict[str, str] | None = None
+    threshold: float | None = None
+    integer_ids: tuple[bool, bool] = (False, False)
+    as_text: tuple[bool, bool] = (False, False)
+
+    @property
+    def value_column(self) -> str | None:
+        return {RUN: RUN_VALUE, QRELS: QRELS_VALUE}.get(self.code)
+
+    def select(self, frame: DataFrame) -> DataFrame:
+        """This input's rows in the columns of the union (see module docstring)."""
+        from pyspark.sql import functions as F
+
+        picked = [
+            column(frame, self.columns[role]).cast("string" if text else "bigint" if integer else "string")
+            .alias(_ROLE_COLUMN[role])
+            for role, integer, text in zip((QID, DOCID), self.integer_ids, self.as_text)
+        ]  # fmt: skip
+        if self.value_column is not None:
+            picked.append(column(frame, self.columns[VALUE]).alias(self.value_column))
+        return frame.select(*picked, F.lit(self.code).cast("byte").alias(SIDE),
+                            F.monotonically_increasing_id().alias(MID))  # fmt: skip
+
+    def raw(self, rows: pl.DataFrame) -> pl.DataFrame:
+        """This input's rows of the union (``rows``) as they were in the DataFrame: the user's column names, integer
+        ids as integers, input order; with ``mid``."""
+        mine = rows.filter(pl.col(SIDE) == self.code).sort(MID)
+        restored = [
+            (pl.col(_ROLE_COLUMN[role]).cast(pl.Int64) if integer and text else pl.col(_ROLE_COLUMN[role]))
+            .alias(self.columns[role])
+            for role, integer, text in zip((QID, DOCID), self.integer_ids, self.as_text)
+        ]  # fmt: skip
+        if self.value_column is not None:
+            restored.append(pl.col(self.value_column).alias(self.columns[VALUE]))
+        return mine.select(*restored, pl.col(MID))
+
+    def table(self, raw: pl.DataFrame, origin: Origin, *, allow_empty: bool = True) -> Table:
+        """``raw`` (see :meth:`raw`) read and checked as the local engine reads a DataFrame."""
+        frame = raw.drop(MID) if MID in raw.columns else raw
+        return frame_to_table(frame, self.kind, origin, self.given, self.threshold,  # type: ignore[arg-type]
+                              allow_empty=allow_empty)  # fmt: skip
+
+
+def describe(frame: DataFrame, kind: Kind, code: int, columns: Any, threshold: float | None) -> Side:
+    """The :class:`Side` of a qrels or run DataFrame, its columns found and their types checked as
+    :func:`rankwise.io.tabular.frame_to_table` does, with the same one-line errors (an empty DataFrame with bad
+    column types is an empty input, as locally: emptiness is checked before types)."""
+    given = check_columns(columns, kind)
+    origin = Origin(f"{kind} {type(frame).__name__}")
+    schema_only = empty_frame(frame)
+    with contextlib.suppress(EmptyInputError):  # raised once the columns are found: they were
+        frame_to_table(schema_only, kind, origin, given, threshold)
+    picked = {role: _pick(schema_only.columns, role, kind, given, origin.name) for role in (QID, DOCID)}
+    picked[VALUE] = _value_expr(schema_only, kind, given, origin.name)[0]
+    side = Side(kind, code, origin.name, picked, given, threshold,
+                tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID)))  # type: ignore[arg-type]  # fmt: skip
+    try:
+        side.table(schema_only, origin)
+    except InputError:
+        if frame.isEmpty():
+            side.table(schema_only, origin, allow_empty=False)  # raises EmptyInputError, as for a local frame
+        raise
+    return side
+
+
+def describe_train(frame: DataFrame) -> Side:
+    """The :class:`Side` of training interactions given as a Spark DataFrame: user and item columns found by name
+    as :func:`rankwise.io.interactions.load_interactions` finds them, both read as text."""
+    name = f"training interactions {type(frame).__name__}"
+    schema_only = empty_frame(frame)
+    picked = {}
+    for role in (QID, DOCID):
+        column = _find(schema_only.columns, CANDIDATES[role]["qrels"])
+        if column is None:
+            tried = ", ".join(CANDIDATES[role]["qrels"])
+            raise InputError(f"{name}: no {role} column (tried {tried}); columns are {schema_only.columns}")
+        dtype = schema_only.schema[column]
+        if not (dtype == pl.String or dtype.is_integer()):
+            raise InputError(f"{name}: {column} must hold strings or integers, not {dtype}")
+        picked[role] = column
+    integer_ids = tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID))
+    return Side("train", TRAIN, name, picked, integer_ids=integer_ids)  # type: ignore[arg-type]
+
+
+def with_common_id_types(sides: list[Side]) -> list[Side]:
+    """``sides`` with each id column travelling as text unless it holds integers in every input."""
+    text = tuple(not all(side.integer_ids[i] for side in sides) for i in range(2))
+    return [dataclasses.replace(side, as_text=(text[0] or side.as_text[0], text[1] or side.as_text[1]))
+            for side in sides]  # fmt: skip
+
+
+def empty_frame(frame: DataFrame) -> pl.DataFrame:
+    """A polars frame without rows with ``frame``'s columns and the types Arrow gives them (a type Arrow cannot
+    hold becomes Null, which no id or value column may have)."""
+    from pyspark.sql.pandas.types import to_arrow_type
+
+    fields = []
+    for field in frame.schema.fields:
+        try:
+            arrow_type = to_arrow_type(field.dataType)
+        except Exception:  # pyspark raises its own error classes for unsupported types
+            arrow_type = pa.null()
+        fields.append(pa.field(field.name, arrow_type))
+    return pl.DataFrame(pl.from_arrow(pa.schema(fields).empty_table()))
+
+
+def row_numbers(frame: DataFrame, mids: np.ndarray) -> np.ndarray:
+    """The 0-based positions in ``frame`` (its order when collected) of the rows whose ``mid`` is ``mids``: the rows
+    of earlier Spark partitions, counted in one job, plus the record number within the partition."""
+    from pyspark.sql import functions as F
+
+    counts = frame.groupBy(F.spark_partition_id().alias("p")).count().collect()
+    per_partition = np.zeros(max((row["p"] for row in counts), default=0) + 1, dtype=np.int64)
+    for row in counts:
+        per_partition[row["p"]] = row["count"]
+    before = np.concatenate(([0], np.cumsum(per_partition)))
+    mids = np.asarray(mids, dtype=np.int64)
+    return before[mids >> _MID_BITS] + (mids & ((1 << _MID_BITS) - 1))
+
+
+@dataclass(frozen=True)
+class ListedRows(Origin):
+    """Names row ``i`` of a table by ``rows[i]``, its row in the DataFrame the user gave."""
+
+    rows: tuple[int, ...] = ()
+
+    def locate(self, row: int) -> str:
+        return f"{self.name} row {self.rows[row]}"
+
+
+def column(frame: DataFrame, name: str) -> Column:
+    """``frame``'s column ``name``, taken literally (dots and backticks in a name are not paths)."""
+    return frame["`" + name.replace("`", "``") + "`"]
+
+
+def spark_dataframe(value: Any) -> bool:
+    """Whether ``value`` is a Spark DataFrame (classic or Spark Connect)."""
+    return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pyspark.")
+
+
+__all__ = ["QRELS", "RUN", "TRAIN", "ListedRows", "Side", "column", "describe", "describe_train", "empty_frame",
+           "row_numbers", "spark_dataframe", "with_common_id_types"]  # fmt: skip
