@@ -19,7 +19,9 @@ def _param_texts(param) -> list[str]:
     if param.kind == "int":
         return [str(v) for v in INT_VALUES if param.minimum is None or v >= param.minimum]
     if param.kind == "float":
-        return ["0.5", "1", "2.25"]
+        return [v for v in ("0.5", "1", "2.25") if param.maximum is None or float(v) <= param.maximum]
+    if param.kind == "floats":
+        return ["{0.25,0.5}", "{0,0.5,1}"]
     values = list(param.choices)
     if param.kind == "gain":
         values += list(GAIN_MAPS)
@@ -62,7 +64,7 @@ ALL_STRINGS = _all_measure_strings()
 def test_every_family_is_covered():
     names = {s.split("(")[0].split("@")[0] for s in ALL_STRINGS}
     assert names == {spec.name for spec in FAMILIES}
-    assert len(FAMILIES) == 19
+    assert len(FAMILIES) == 32
     assert len(ALL_STRINGS) > 300
 
 

@@ -19,7 +19,9 @@ def _values(param) -> list:
     if param.kind == "int":
         return [v for v in (0, 1, 2, 5) if param.minimum is None or v >= param.minimum]
     if param.kind == "float":
-        return [0.5, 1.0, 2.0]
+        return [v for v in (0.5, 1.0, 2.0) if param.maximum is None or v <= param.maximum]
+    if param.kind == "floats":
+        return [(0.25, 0.5), [0.0, 1.0]]
     values: list = list(param.choices)
     if param.kind == "gain":
         values += [((1, 1.0), (2, 3.0)), {2: 3, 1: 1}]

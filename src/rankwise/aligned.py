@@ -274,9 +274,15 @@ def _refuse_nothing_to_evaluate(qrels: Table, run: Table, policies: Policies, se
         run_ids, qrels_ids = sets.ids.filter(pl.Series(sets.in_run)), sets.ids.filter(pl.Series(sets.in_qrels))
         raise InputError(
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
-            f"(run has {run_ids.len()} queries, e.g. {_text(run_ids[:1])[0]!r}; "
-            f"qrels has {qrels_ids.len()}, e.g. {_text(qrels_ids[:1])[0]!r})"
+            f"(run has {_some(run_ids)}; qrels has {_some(qrels_ids)})"
         )
+
+
+def _some(ids: pl.Series) -> str:
+    """How many queries, with an example: "3 queries, e.g. '7'" (or "no query")."""
+    if ids.len() == 0:
+        return "no query"
+    return f"{ids.len()} {'query' if ids.len() == 1 else 'queries'}, e.g. {_text(ids[:1])[0]!r}"
 
 
 def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

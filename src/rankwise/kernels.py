@@ -269,7 +269,7 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
     else:
         out = np.where(counts, grades, 0).astype(np.float64)
     if isinstance(gain, tuple):
-        for grade, value in gain:
+        for grade, value in gain:  # type: ignore[misc]  # a grade map: gain is never a list of numbers
             if grade >= rel:
                 out[grades == grade] = value
     return out
@@ -331,10 +331,13 @@ def ndcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def r_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Rprec = H_R / R (0 when R = 0)."""
+    """Rprec = H_R / R (0 when R = 0); with ``mult`` = x, H_c / c with c = floor(x·R + 0.9) (trec_eval
+    m_Rprec_mult.c; c = R when x = 1)."""
+    mult = float(m.get("mult"))  # type: ignore[arg-type]
     big_r = relevant_count(a, m, rel)
-    within_r = a.rank <= big_r[a.qidx]
-    return _divide(a.per_query_sum(a.relevant(rel).astype(np.float64), within_r), big_r)
+    cut = big_r if mult == 1.0 else np.floor(mult * big_r + 0.9)
+    within = a.rank <= cut[a.qidx]
+    return _divide(a.per_query_sum(a.relevant(rel).astype(np.float64), within), cut)
 
 
 def bpref(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -376,19 +379,39 @@ def interpolated_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     0 when fewer than c relevant documents were retrieved (trec_eval m_iprec_at_recall.c).
     Precision only rises at relevant ranks, so the maximum is taken over relevant rows.
     """
+    bias = 0.9 if _option(m, "round", ("nearest", "v9")) == "v9" else 0.5
+    return _interpolated_precisions(a, rel, (float(m.cutoff or 0),), bias)[0]  # IPrec needs a cutoff
+
+
+def _interpolated_precisions(a: Aligned, rel: int, levels: tuple[float, ...], bias: float) -> list[np.ndarray]:
+    """IPrec@x per query for each recall level x: max{P@i : i ≥ rank of the c-th relevant document},
+    c = max(1, floor(x·R + bias)); 0 when fewer than c relevant documents were retrieved."""
     relevant = a.relevant(rel)
-    out = np.zeros(a.num_queries, dtype=np.float64)
     rows = np.flatnonzero(relevant)
     if not len(rows):
-        return out
+        return [np.zeros(a.num_queries, dtype=np.float64) for _ in levels]
     q = a.qidx[rows]
     nth = a.cumulative_within_query(relevant)[rows]
     best_after = _suffix_max_within(nth / a.rank[rows], q, int(nth.max()))
-    bias = 0.9 if _option(m, "round", ("nearest", "v9")) == "v9" else 0.5
-    needed = np.maximum(np.floor(float(m.cutoff or 0) * a.num_relevant(rel) + bias), 1.0)  # IPrec needs a cutoff
-    at = nth == needed[q]
-    out[q[at]] = best_after[at]
+    out = []
+    for level in levels:
+        needed = np.maximum(np.floor(level * a.num_relevant(rel) + bias), 1.0)
+        at = nth == needed[q]
+        values = np.zeros(a.num_queries, dtype=np.float64)
+        values[q[at]] = best_after[at]
+        out.append(values)
     return out
+
+
+def interpolated_precision_mean(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """IPrecAvg = (1/|X|) Σ_{x ∈ X} IPrec@x over the recall levels X (trec_eval m_11pt_avg.c, which sums the
+    levels from the highest down)."""
+    levels: tuple[float, ...] = tuple(m.get("levels"))  # type: ignore[arg-type]  # a floats parameter
+    bias = 0.9 if _option(m, "round", ("nearest", "v9")) == "v9" else 0.5
+    total = np.zeros(a.num_queries, dtype=np.float64)
+    for values in reversed(_interpolated_precisions(a, rel, levels, bias)):
+        total += values
+    return total / len(levels)
 
 
 def kendall_tau(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -559,11 +582,15 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def _pooled_auc_inputs(a: Aligned, m: Measure, rel: int) -> dict[str, np.ndarray]:
     """What the pooled AUC needs of each query group, per row in layout order: Elliot's terms (``form=elliot``), or
-    the score and relevance of every row the AUC compares."""
+    the score and relevance of every row the AUC compares; and how many of these rows each query has
+    (:data:`ROWS_PER_QUERY`)."""
     if _option(m, "form", ("pairs", "elliot")) == "elliot":
-        return {"terms": _elliot_terms(a, m, rel)[1]}
-    rows = _auc_rows(a, m)
-    return {"auc_score": _auc_scores(a, m)[0][rows], "auc_relevant": a.relevant(rel)[rows]}
+        rows, terms = _elliot_terms(a, m, rel)
+        per_row = {"terms": terms}
+    else:
+        rows = _auc_rows(a, m)
+        per_row = {"auc_score": _auc_scores(a, m)[0][rows], "auc_relevant": a.relevant(rel)[rows]}
+    return {**per_row, ROWS_PER_QUERY: np.bincount(a.qidx[rows], minlength=a.num_queries)}
 
 
 def _pooled_auc(m: Measure, inputs: dict[str, np.ndarray]) -> float:
@@ -602,6 +629,109 @@ def num_rel_ret(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return _hits(a, m, rel)
 
 
+def set_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """SetP = H / |L|, 0 when nothing was retrieved (trec_eval m_set_P.c)."""
+    return _divide(_hits(a, m, rel), a.num_retrieved())
+
+
+def relative_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """RelP@k = H_k / min(k, R); uncut H / min(|L|, R); 0 when that is 0 (m_rel_P.c, m_set_rel_P.c)."""
+    shown = a.num_retrieved() if m.cutoff is None else np.full(a.num_queries, float(m.cutoff))
+    return _divide(_hits(a, m, rel), np.minimum(shown, a.num_relevant(rel)))
+
+
+def set_average_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """SetMAP = H² / (|L| · R), 0 when |L| = 0 or R = 0 (m_set_map.c)."""
+    hits = _hits(a, m, rel)
+    return _divide(hits * hits, a.num_retrieved() * a.num_relevant(rel))
+
+
+INFAP_EPSILON = 1e-5
+"""trec_eval's smoothing constant in infAP."""
+
+
+def _before(a: Aligned, flags: np.ndarray) -> np.ndarray:
+    """Per row: how many rows above it in its ranking have ``flags``."""
+    return a.cumulative_within_query(flags) - flags
+
+
+def inferred_ap(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """infAP = (1/R) Σ_{relevant rows} e, e = 1 at rank 1, else with j = rank − 1 documents above:
+    1/(j+1) + (j/(j+1)) · ((r + n + u)/j) · ((r + ε)/(r + n + 2ε)), r / n / u the relevant, judged
+    non-relevant and in-pool unjudged (negative grade) documents above (trec_eval m_infap.c)."""
+    relevant = a.relevant(rel)
+    in_pool = a.grade != UNJUDGED
+    rel_above = _before(a, relevant).astype(np.float64)
+    nonrel_above = _before(a, in_pool & (a.grade >= 0) & (a.grade < rel)).astype(np.float64)
+    pooled_above = rel_above + nonrel_above + _before(a, in_pool & (a.grade < 0))
+    j = (a.rank - 1).astype(np.float64)
+    safe_j = np.maximum(j, 1.0)
+    smoothed = (rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON)
+    terms = np.where(j == 0, 1.0, 1.0 / (j + 1.0) + (j / (j + 1.0)) * (pooled_above / safe_j) * smoothed)
+    return _divide(a.per_query_sum(terms, relevant), a.num_relevant(rel))
+
+
+def binary_g(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """binG = (1/R) Σ_{relevant rows} 1 / log2(2 + n), n = rows above that are not relevant (m_binG.c)."""
+    relevant = a.relevant(rel)
+    not_relevant_above = (a.rank - a.cumulative_within_query(relevant)).astype(np.float64)
+    return _divide(a.per_query_sum(1.0 / np.log2(2.0 + not_relevant_above), relevant), a.num_relevant(rel))
+
+
+def utility(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """a·H + b·(|L| − H) + c·(R − H) + d·(N + H − |L| − R) (trec_eval m_utility.c)."""
+    hits, shown, big_r = _hits(a, m, rel), a.num_retrieved(), a.num_relevant(rel)
+    coefficient = [float(m.get(name)) for name in ("rel_ret", "nonrel_ret", "rel_not_ret", "nonrel_not_ret")]  # type: ignore[arg-type]
+    docs = float(m.get("docs"))  # type: ignore[arg-type]
+    return (coefficient[0] * hits + coefficient[1] * (shown - hits) + coefficient[2] * (big_r - hits)
+            + coefficient[3] * (docs + hits - shown - big_r))  # fmt: skip
+
+
+def num_nonrel_judged_ret(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Retrieved documents judged non-relevant (0 ≤ grade < rel) per query."""
+    judged_nonrel = (a.grade != UNJUDGED) & (a.grade >= 0) & (a.grade < rel)
+    return a.per_query_sum(judged_nonrel.astype(np.float64))
+
+
+def judged_share(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Judged@k = judged rows in the top k / |L[:k]| (0 for an empty ranking; ir_measures Judged)."""
+    judged = a.tie_mean((a.grade != UNJUDGED).astype(np.float64))
+    return _divide(a.per_query_sum(judged, _in_cutoff(a, m)), _shown(a, m))
+
+
+def unjudged_share(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Unjudged@k = rows in the top k not in the qrels or graded below 0, over k (trec_eval m_unjudged.c)."""
+    unjudged = a.tie_mean(((a.grade == UNJUDGED) | (a.grade < 0)).astype(np.float64))
+    return a.per_query_sum(unjudged, _in_cutoff(a, m)) / float(m.cutoff)  # type: ignore[arg-type]  # cutoff required
+
+
+def _persistence_weights(a: Aligned, m: Measure) -> tuple[float, np.ndarray]:
+    """p and p^(rank − 1) per row."""
+    p = float(m.get("p"))  # type: ignore[arg-type]
+    return p, np.power(p, (a.rank - 1).astype(np.float64))
+
+
+def rank_biased_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """RBP = (1 − p) Σ_i gain_i p^(i−1); gain = grade / (largest grade of the query's qrels) when that exceeds 1,
+    else the grade; unjudged and negative grades gain 0 (trec_eval m_rbp.c)."""
+    p, weight = _persistence_weights(a, m)
+    top = np.zeros(a.num_queries)
+    np.maximum.at(top, a.qrel_qidx, np.maximum(a.qrel_grade, 0).astype(np.float64))
+    gains = np.where(a.grade > 0, a.grade, 0).astype(np.float64)
+    scale = np.where(top > 1.0, top, 1.0)
+    return (1.0 - p) * a.per_query_sum(gains / scale[a.qidx] * weight)
+
+
+def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """p^|L| + (1 − p) Σ_{unjudged rows} p^(i−1), 0 when no row is unjudged (trec_eval m_rbp_resid.c)."""
+    p, weight = _persistence_weights(a, m)
+    unjudged = (a.grade == UNJUDGED) | (a.grade < 0)
+    tail = np.power(p, a.num_retrieved())
+    out = tail + (1.0 - p) * a.per_query_sum(weight, unjudged)
+    out[a.per_query_sum(unjudged.astype(np.float64)) == 0] = 0.0
+    return out
+
+
 KERNELS: dict[str, Kernel] = {
     "P": precision,
     "R": recall,
@@ -622,8 +752,26 @@ KERNELS: dict[str, Kernel] = {
     "NumRet": num_ret,
     "NumRel": num_rel,
     "NumRelRet": num_rel_ret,
+    "SetP": set_precision,
+    "RelP": relative_precision,
+    "SetMAP": set_average_precision,
+    "IPrecAvg": interpolated_precision_mean,
+    "infAP": inferred_ap,
+    "GMbpref": bpref,
+    "binG": binary_g,
+    "Utility": utility,
+    "NumNonRelJudgedRet": num_nonrel_judged_ret,
+    "Judged": judged_share,
+    "Unjudged": unjudged_share,
+    "RBP": rank_biased_precision,
+    "RBPResidual": rank_biased_precision_residual,
 }
 
+
+ROWS_PER_QUERY = "rows_per_query"
+"""Key of the pooled AUC's inputs giving, per query, its number of per-row entries: every other key but ``values``
+holds one entry per row, query after query (in layout order), so the rows of queries computed apart can be put
+back in query order."""
 
 AggregationInputs = dict[str, np.ndarray]
 """What a measure's aggregate is computed from, for one set of queries: ``values`` (per query) and, per

@@ -14,6 +14,7 @@ from .commands import dialects, evaluate, explain, list_measures
 from .compare import compare
 from .ltr import ltr
 from .recsys import recsys_experiment
+from .trec_eval import trec_eval
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,7 +23,7 @@ def main() -> None:
     """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
 
 
-for command in (evaluate, compare, list_measures, explain, dialects, ltr, recsys_experiment):
+for command in (evaluate, compare, list_measures, explain, dialects, ltr, recsys_experiment, trec_eval):
     main.add_command(command)
 
 __all__ = ["main"]

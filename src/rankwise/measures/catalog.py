@@ -147,8 +147,7 @@ RANK_BASIS = Param(
     default="position",
     choices={
         "position": "its position in the ranking after the tie policy (trec_eval and nearly everyone)",
-        "optimistic": "1 + the documents scored strictly higher: tied documents share the best position "
-        "(OpenRec tf2)",
+        "optimistic": "1 + the documents scored strictly higher: tied documents share the best position (OpenRec tf2)",
         "among_nonrelevant": "1 + the non-relevant documents scored strictly higher: each relevant document is "
         "ranked against the non-relevant ones only, so several can share rank 1 and P or nDCG can exceed 1 "
         "(OpenRec tf1)",
@@ -228,6 +227,45 @@ RECALL_ROUNDING = Param(
         "nearest": "c = round(x·R), halves up (trec_eval 10, lround)",
         "v9": "c = floor(x·R + 0.9) (trec_eval 9 and earlier; pytrec_eval)",
     },
+)
+
+RPREC_MULT = Param(
+    "mult",
+    "float",
+    "the cutoff as a multiple x of R: c = floor(x·R + 0.9) (trec_eval's Rprec_mult_x; x = 1 is R itself)",
+    default=1.0,
+    minimum=0,
+)
+IPREC_LEVELS = Param(
+    "levels",
+    "floats",
+    "the recall levels averaged, e.g. {0.25,0.5,0.75}",
+    default=(0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
+    minimum=0,
+)
+PERSISTENCE = Param(
+    "p",
+    "float",
+    "persistence: the probability that the user goes on from one rank to the next",
+    default=0.9,
+    minimum=0,
+    maximum=1.0,
+)
+UTILITY_COEFFICIENTS = tuple(
+    Param(name, "float", f"gain of each {what}", default=default)
+    for name, what, default in (
+        ("rel_ret", "relevant document retrieved (trec_eval's first coefficient)", 1.0),
+        ("nonrel_ret", "non-relevant document retrieved (second coefficient)", -1.0),
+        ("rel_not_ret", "relevant document not retrieved (third coefficient)", 0.0),
+        ("nonrel_not_ret", "non-relevant document not retrieved, of the collection (fourth coefficient)", 0.0),
+    )
+)
+COLLECTION_SIZE = Param(
+    "docs",
+    "int",
+    "number of documents in the collection N (trec_eval -N), for the fourth utility coefficient",
+    default=0,
+    minimum=0,
 )
 
 F_BETA = Param(
@@ -392,9 +430,9 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "Rprec",
         "R-precision: precision at rank R",
-        "Rprec = H_R / R   (0 when R = 0)",
-        TREC_EVAL_REF + " m_Rprec.c",
-        params=(REL, UNIVERSE, EMPTY),
+        "Rprec = H_R / R   (0 when R = 0); with mult = x: H_c / c, c = floor(x·R + 0.9)   (0 when c = 0)",
+        TREC_EVAL_REF + " m_Rprec.c; m_Rprec_mult.c (Rprec_mult_x)",
+        params=(REL, UNIVERSE, EMPTY, RPREC_MULT),
         aliases=("RPrec", "R-Precision"),
         cutoff=None,
     ),
@@ -451,6 +489,123 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         params=(REL, AUC_MEAN, AUC_ONE_CLASS, AUC_COMPARE, AUC_UNJUDGED, AUC_FORM),
         aliases=("ROCAUC", "RocAuc"),
         empty="per one_class: undefined (left out and counted) or RePlay's 0 / 1",
+    ),
+    MeasureSpec(
+        "SetP",
+        "Set precision: share of the retrieved documents that is relevant",
+        "SetP = H / |L|   (0 when nothing was retrieved)",
+        TREC_EVAL_REF + " m_set_P.c (set_P); ir_measures SetP",
+        params=(REL,),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "RelP",
+        "Relative precision: hits in the top k over the most the top k can hold",
+        "RelP@k = H_k / min(k, R); without a cutoff H / min(|L|, R)   (0 when the denominator is 0)",
+        TREC_EVAL_REF + " m_rel_P.c (relative_P_k) and m_set_rel_P.c (set_relative_P)",
+        params=(REL,),
+    ),
+    MeasureSpec(
+        "SetMAP",
+        "Set average precision: the AP of an unranked set, set precision times recall",
+        "SetMAP = (H / |L|) · (H / R) = H² / (|L| · R)   (0 when |L| = 0 or R = 0)",
+        TREC_EVAL_REF + " m_set_map.c (set_map)",
+        params=(REL,),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "IPrecAvg",
+        "Mean interpolated precision over recall levels (11-point average precision by default)",
+        "IPrecAvg = (1/|X|) Σ_{x∈X} IPrec@x, X = levels (0, 0.1, ..., 1 by default); IPrec@x as in IPrec:\n"
+        "max{P@i : i ≥ rank of the c-th relevant document}, c = round(x · R) (per `round`), the largest\n"
+        "precision anywhere when c = 0, and 0 when fewer than c relevant documents were retrieved",
+        TREC_EVAL_REF + " m_11pt_avg.c (11pt_avg)",
+        params=(REL, IPREC_LEVELS, RECALL_ROUNDING),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "infAP",
+        "Inferred average precision: AP estimated from a sampled judgment pool",
+        "infAP = (1/R) Σ_{retrieved relevant d at rank i} e_i, e_1 = 1, otherwise\n"
+        "e_i = 1/i + ((i−1)/i) · (n_pool / (i−1)) · (n_rel + ε) / (n_rel + n_nonrel + 2ε), where among the i−1\n"
+        "documents above d n_rel are relevant, n_nonrel judged non-relevant (0 ≤ g < rel), n_pool = n_rel +\n"
+        "n_nonrel + those in the pool but unjudged (negative grades); documents outside the qrels are skipped,\n"
+        "ε = 1e-5",
+        "Yilmaz & Aslam, CIKM 2006; " + TREC_EVAL_REF + " m_infap.c (infAP)",
+        params=(REL,),
+        aliases=("InfAP",),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "GMbpref",
+        "Geometric mean of bpref over queries",
+        "GMbpref = exp(mean_q log(max(bpref_q, 1e-5)))   (per-query values are bpref)",
+        TREC_EVAL_REF + " m_gm_bpref.c (gm_bpref)",
+        params=(REL, BPREF_NO_NONREL),
+        cutoff=None,
+        aggregate="gmean",
+    ),
+    MeasureSpec(
+        "binG",
+        "Binary G: each relevant document discounted by the non-relevant documents ranked above it",
+        "binG = (1/R) Σ_{retrieved relevant d} 1 / log2(2 + n_d), n_d = documents ranked above d that are not\n"
+        "relevant (judged or not)",
+        TREC_EVAL_REF + " m_binG.c (binG)",
+        params=(REL,),
+        aliases=("BinG",),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "Utility",
+        "Linear utility of the retrieved set",
+        "Utility = a·H + b·(|L| − H) + c·(R − H) + d·(N + H − |L| − R), a..d = rel_ret, nonrel_ret,\n"
+        "rel_not_ret, nonrel_not_ret (1, −1, 0, 0 by default), N = docs",
+        TREC_EVAL_REF + " m_utility.c (utility)",
+        params=(REL, *UTILITY_COEFFICIENTS, COLLECTION_SIZE),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "NumNonRelJudgedRet",
+        "Number of judged non-relevant documents retrieved",
+        "NumNonRelJudgedRet = |{d ∈ L : 0 ≤ g(d) < rel}|; summed",
+        TREC_EVAL_REF + " m_num_nonrel_judged_ret.c",
+        params=(REL,),
+        cutoff=None,
+        aggregate="sum",
+        is_count=True,
+    ),
+    MeasureSpec(
+        "Judged",
+        "Share of the top k that has a judgment",
+        "Judged@k = |{d ∈ L[:k] : d in the qrels}| / |L[:k]|   (any grade, negative ones too; 0 for an empty\nranking)",
+        "ir_measures Judged (MacAvaney et al.)",
+        tie_average=True,
+    ),
+    MeasureSpec(
+        "Unjudged",
+        "Share of the top k without a usable judgment (trec_eval's unj)",
+        "Unjudged@k = |{d ∈ L[:k] : d not in the qrels, or g(d) < 0}| / k   (k counts even for shorter rankings)",
+        TREC_EVAL_REF + " m_unjudged.c (unj_k)",
+        cutoff_required=True,
+        tie_average=True,
+    ),
+    MeasureSpec(
+        "RBP",
+        "Rank-biased precision",
+        "RBP = (1 − p) Σ_i gain(L_i) · p^(i−1); gain = g / G_q when the query's largest grade G_q exceeds 1,\n"
+        "else g (grades normalised to [0, 1] as trec_eval does); unjudged and negative grades gain 0",
+        "Moffat & Zobel, ACM TOIS 27(1), 2008; " + TREC_EVAL_REF + " m_rbp.c (rbp)",
+        params=(PERSISTENCE,),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "RBPResidual",
+        "Residual of rank-biased precision: how much RBP could still grow if unjudged documents were relevant",
+        "RBPResidual = p^|L| + (1 − p) Σ_{i : L_i unjudged or g < 0} p^(i−1)   (0 when no retrieved document is\n"
+        "unjudged, as in trec_eval)",
+        "Moffat & Zobel, ACM TOIS 27(1), 2008; " + TREC_EVAL_REF + " m_rbp_resid.c (rbp_resid)",
+        params=(PERSISTENCE,),
+        cutoff=None,
     ),
     MeasureSpec(
         "NumQ",

@@ -17,8 +17,9 @@ from ..errors import MeasureError
 from ..wording import shorten
 
 GainMap = tuple[tuple[int, float], ...]
-ParamValue = int | float | str | GainMap
-ParamKind = Literal["int", "float", "choice", "gain"]
+Floats = tuple[float, ...]
+ParamValue = int | float | str | GainMap | Floats
+ParamKind = Literal["int", "float", "choice", "gain", "floats"]
 
 
 def format_number(value: float) -> str:
@@ -71,6 +72,8 @@ class Param:
     default_doc: str = ""
     minimum: int | None = None
     """Smallest allowed value of an ``int`` parameter; a ``float`` parameter must exceed it."""
+    maximum: float | None = None
+    """Largest allowed value of a ``float`` parameter (inclusive), when set."""
 
     def parse(self, text: str, measure: str) -> ParamValue:
         """Read the parameter's value from measure-string text (checked by :meth:`check`)."""
@@ -84,6 +87,8 @@ class Param:
             return self.check(number, measure)
         if self.kind == "gain" and text.startswith("{"):
             return self._parse_gain_map(text, measure)
+        if self.kind == "floats":
+            return self._parse_floats(text, measure)
         return self.check(text, measure)
 
     def check(self, value: object, measure: str) -> ParamValue:
@@ -103,9 +108,14 @@ class Param:
                 raise MeasureError(f"{measure}: parameter {self.name}={value!r} must be a finite number")
             if self.minimum is not None and value <= self.minimum:
                 raise MeasureError(f"{measure}: parameter {self.name}={format_number(value)} must be > {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise MeasureError(f"{measure}: parameter {self.name}={format_number(value)} must be <= "
+                                   f"{format_number(self.maximum)}")  # fmt: skip
             return float(value)
         if self.kind == "gain" and isinstance(value, (tuple, Mapping)):
             return self._check_gain_map(value, measure)
+        if self.kind == "floats":
+            return self._check_floats(value, measure)
         if not isinstance(value, str) or value not in self.choices:
             allowed = ", ".join(self.choices)
             extra = " or a grade map like {1:1,2:3}" if self.kind == "gain" else ""
@@ -131,6 +141,31 @@ class Param:
             raise MeasureError(f"{measure}: gain map is empty")
         return tuple(sorted(pairs.items()))
 
+    def _check_floats(self, value: object, measure: str) -> Floats:
+        """A list of numbers as a tuple of finite floats in [minimum, ∞) (``minimum``: when set), at least one."""
+        if isinstance(value, (str, bytes)) or not isinstance(value, (tuple, list)) or not value:
+            raise MeasureError(
+                f"{measure}: parameter {self.name} must be a non-empty list of numbers like {{0.25,0.5}}"
+            )
+        out = []
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or not math.isfinite(item):
+                raise MeasureError(f"{measure}: parameter {self.name}: {item!r} is not a finite number")
+            if self.minimum is not None and item < self.minimum:
+                raise MeasureError(f"{measure}: parameter {self.name}: {format_number(item)} must be >= {self.minimum}")
+            out.append(float(item))
+        return tuple(out)
+
+    def _parse_floats(self, text: str, measure: str) -> Floats:
+        """``{x,y,...}`` → a tuple of floats (checked by :meth:`_check_floats`)."""
+        if not (text.startswith("{") and text.endswith("}")):
+            raise MeasureError(f"{measure}: parameter {self.name}={shorten(text)!r} must be a list like {{0.25,0.5}}")
+        try:
+            numbers = [float(item) for item in text[1:-1].split(",") if item.strip()]
+        except ValueError:
+            raise MeasureError(f"{measure}: parameter {self.name}={shorten(text)!r} must hold numbers") from None
+        return self._check_floats(numbers, measure)
+
     def _parse_gain_map(self, text: str, measure: str) -> GainMap:
         if not text.endswith("}"):
             raise MeasureError(f"{measure}: gain map {text!r} must end with '}}'")
@@ -154,8 +189,10 @@ class Param:
 
     def format(self, value: ParamValue) -> str:
         """Canonical text of a value (inverse of :meth:`parse`)."""
+        if isinstance(value, tuple) and self.kind == "floats":
+            return "{" + ",".join(format_number(float(v)) for v in value) + "}"  # type: ignore[arg-type]
         if isinstance(value, tuple):
-            return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"
+            return "{" + ",".join(f"{g}:{format_number(v)}" for g, v in value) + "}"  # type: ignore[misc]
         if isinstance(value, float):
             return format_number(value)
         return str(value)
@@ -313,6 +350,7 @@ def _example_cutoff(spec: MeasureSpec) -> str:
 
 
 __all__ = [
+    "Floats",
     "GainMap",
     "Measure",
     "MeasureSpec",

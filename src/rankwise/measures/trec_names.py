@@ -23,6 +23,8 @@ CUTOFF_FAMILIES: dict[str, tuple[str, tuple[float, ...]]] = {
     "map_cut": ("AP", _DEFAULT_RANK_CUTOFFS),
     "success": ("HitRate", (1, 5, 10)),
     "iprec_at_recall": ("IPrec", _DEFAULT_RECALL_LEVELS),
+    "relative_P": ("RelP", _DEFAULT_RANK_CUTOFFS),
+    "unj": ("Unjudged", (5, 10, 20)),
 }
 # trec_eval measures without cutoffs: trec name -> rankwise family
 PLAIN_MEASURES: dict[str, str] = {
@@ -36,27 +38,59 @@ PLAIN_MEASURES: dict[str, str] = {
     "bpref": "bpref",
     "recip_rank": "RR",
     "ndcg": "nDCG",
+    "infAP": "infAP",
+    "gm_bpref": "GMbpref",
+    "utility": "Utility",
+    "11pt_avg": "IPrecAvg",
+    "binG": "binG",
+    "set_P": "SetP",
+    "set_relative_P": "RelP",
+    "set_recall": "R",
+    "set_map": "SetMAP",
+    "set_F": "F1",
+    "num_nonrel_judged_ret": "NumNonRelJudgedRet",
+    "rbp": "RBP",
+    "rbp_resid": "RBPResidual",
 }
-# Order of trec_eval's measure table (measures.c), restricted to what rankwise computes.
+# Order of trec_eval's measure table (measures.c): measures print in this order, whatever the order of -m.
 TABLE_ORDER = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
-    "recip_rank", "iprec_at_recall", "P", "recall", "ndcg", "ndcg_cut", "map_cut", "success",
+    "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
+    "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
+    "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
+    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
 )  # fmt: skip
+# trec_eval's -m all_trec (measures.c trec_names), printed in TABLE_ORDER.
+ALL_TREC = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank",
+    "iprec_at_recall", "P", "relstring", "recall", "unj", "rbp", "rbp_resid", "infAP", "gm_bpref", "utility",
+    "11pt_avg", "ndcg", "relative_P", "Rprec_mult", "success", "map_cut", "ndcg_cut", "ndcg_rel", "Rndcg", "binG",
+    "G", "set_P", "set_recall", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret",
+)  # fmt: skip
+# trec_eval's -m set: the measures of an unranked retrieved set.
+SET_MEASURES = (
+    "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
+    "set_map", "set_F",
+)  # fmt: skip
+# trec_eval measures rankwise does not compute yet (prefs and judgment-group measures need other qrels formats).
+NOT_COMPUTED = frozenset({"G", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "yaap"})
 OFFICIAL = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P",
 )  # fmt: skip
 # Measures trec_eval prints only for "all", never per query.
-SUMMARY_ONLY = frozenset({"gm_map"})
+SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 RUNID = "runid"
 
-_CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall)(?:([_.])(.+))?$")
+_CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P|unj)(?:([_.])(.+))?$")
+_RPREC_MULT_RE = re.compile(r"^Rprec_mult(?:([_.])(.+))?$")
+_DEFAULT_RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 
-def _cutoff_value(trec_family: str, text: str, whole: str) -> float:
+def _cutoff_value(read: type, text: str, whole: str) -> float:
     check_cutoff_digits(text, whole)
     try:
-        value = float(text) if trec_family == "iprec_at_recall" else int(text)
+        value = read(text)
     except ValueError:
         raise MeasureError(f"{shorten(whole)}: cutoff {shorten(text)!r} is not a number") from None
     return value
@@ -78,25 +112,39 @@ def parse_trec_name(text: str) -> list[Measure] | None:
         return out
     if text in PLAIN_MEASURES:
         return [Measure(PLAIN_MEASURES[text])]
+    mult = _RPREC_MULT_RE.match(text)
+    if mult is not None:
+        return [_rprec_mult(x) for x in _cutoff_list(mult[1], mult[2], _DEFAULT_RPREC_MULTS, float, text)]
     match = _CUT_RE.match(text)
     if match is None:
         return None
     trec_family, sep, rest = match.groups()
     family, defaults = CUTOFF_FAMILIES[trec_family]
+    read = float if trec_family == "iprec_at_recall" else int
+    return [Measure(family, cutoff=c) for c in _cutoff_list(sep, rest, defaults, read, text)]
+
+
+def _cutoff_list(sep: str | None, rest: str | None, defaults: tuple[float, ...], read: type, text: str) -> list[float]:
+    """The cutoffs of ``NAME``, ``NAME_x`` or ``NAME.x,y,...``: sorted, each once."""
     if rest is None:
-        cutoffs: list[float] = list(defaults)
-    elif sep == "_":
-        cutoffs = [_cutoff_value(trec_family, rest, text)]
-    else:
-        cutoffs = [_cutoff_value(trec_family, part, text) for part in rest.split(",") if part]
-        if not cutoffs:
-            raise MeasureError(f"{text}: no cutoffs after '.'")
-    ordered = sorted(dict.fromkeys(cutoffs))
-    return [Measure(family, cutoff=c) for c in ordered]
+        return list(defaults)
+    if sep == "_":
+        return [_cutoff_value(read, rest, text)]
+    cutoffs = [_cutoff_value(read, part, text) for part in rest.split(",") if part]
+    if not cutoffs:
+        raise MeasureError(f"{text}: no cutoffs after '.'")
+    return sorted(dict.fromkeys(cutoffs))
+
+
+def _rprec_mult(x: float) -> Measure:
+    """trec_eval's Rprec_mult_x: Rprec at c = floor(x·R + 0.9)."""
+    return Measure("Rprec", params=(("mult", x),))
 
 
 def trec_name(measure: Measure) -> str | None:
     """trec_eval's output name for ``measure`` (``P_5``, ``map``), or None when trec_eval has none."""
+    if measure.name == "Rprec" and measure.params and measure.params[0][0] == "mult" and len(measure.params) == 1:
+        return f"Rprec_mult_{measure.params[0][1]:.2f}"
     if measure.params:
         return None
     if measure.cutoff is None:
@@ -118,11 +166,11 @@ def trec_order(measure: Measure) -> tuple[int, float]:
     if name is None:
         return (len(TABLE_ORDER), 0.0)
     for i, root in enumerate(TABLE_ORDER):
-        if name == root or (root in CUTOFF_FAMILIES and name.startswith(root + "_")):
+        if name == root or (root in (*CUTOFF_FAMILIES, "Rprec_mult") and name.startswith(root + "_")):
             return (i, float(measure.cutoff or 0.0))
     return (len(TABLE_ORDER), 0.0)
 
 
 def all_trec_names() -> list[str]:
     """Names accepted by :func:`parse_trec_name`, for suggestions and listings."""
-    return ["official", *PLAIN_MEASURES, *CUTOFF_FAMILIES]
+    return ["official", *PLAIN_MEASURES, *CUTOFF_FAMILIES, "Rprec_mult"]
