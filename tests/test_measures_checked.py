@@ -40,6 +40,10 @@ def test_every_parameter_value_of_every_family_constructs_and_computes(spec) -> 
         for value in _values(param):
             measure = Measure(spec.name, cutoff=_cutoff(spec), params=((param.name, value),))
             assert rankwise.parse_measure(str(measure)) == measure
+            if param.name == "max_grade" and value < 2:  # ERR refuses a judged grade above the scale's top
+                with pytest.raises(MeasureError, match=r"has grade 2, above max_grade="):
+                    rankwise.evaluate(qrels, run, [measure])
+                continue
             result = rankwise.evaluate(qrels, run, [measure], train={"q": ["t"]}, catalog=10)  # Elliot's AUC
             assert len(result.values[0]) == 2
 

@@ -9,6 +9,7 @@ per-query Python loop.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -59,6 +60,13 @@ class Aligned:
     num_candidates: np.ndarray | None = None
     """Per query: the items the user could have been recommended, catalogue size − the user's training items
     (only when training interactions were given)."""
+    doc: np.ndarray | None = None
+    """Per row: the code of its doc id in ``doc_ids``."""
+    doc_ids: pl.Series | None = None
+    """The distinct doc ids ``doc`` codes (run and qrels)."""
+    training: Any = None
+    """The training interactions and catalogue the beyond-accuracy measures read
+    (:class:`rankwise.training.Training`; attached after alignment, None without them)."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -198,7 +206,8 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     """
     qrels, run = same_id_types(qrels, run)
     (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
-    qrels_grade = qrels.frame.get_column(VALUE).to_numpy().astype(np.int64, copy=False)
+    qrels_grade = qrels.frame.get_column(VALUE).to_numpy()
+    qrels_grade = qrels_grade.astype(np.float64 if qrels_grade.dtype.kind == "f" else np.int64, copy=False)
     sets = _QuerySets(query_ids, *(np.zeros(len(query_ids), dtype=bool) for _ in range(3)))
     sets.in_run[run_query] = True
     sets.in_qrels[qrels_query] = True
@@ -225,14 +234,15 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     by_doc, judged_doc, judged_offsets = _judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
     qrel_grade = qrels_grade[judged][by_doc]
     qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
-    grade = lookup(qidx, run_doc[order], judged_offsets, judged_doc, qrel_grade, UNJUDGED)
+    doc = run_doc[order]
+    grade = _grades_of(qidx, doc, judged_offsets, judged_doc, qrel_grade)
     del order, run_doc
     rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
     truncated = 0
     if policies.depth is not None and len(rank) and rank.max() > policies.depth:
         keep = rank <= policies.depth
         truncated = int(len(keep) - keep.sum())
-        qidx, rank, score, grade = qidx[keep], rank[keep], score[keep], grade[keep]
+        qidx, rank, score, grade, doc = qidx[keep], rank[keep], score[keep], grade[keep], doc[keep]
         np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
     tie_group = None
     if policies.ties is TiePolicy.AVERAGE:
@@ -262,6 +272,8 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         qrel_grade=qrel_grade,
         accounting=accounting,
         tie_group=tie_group,
+        doc=doc,
+        doc_ids=doc_ids,
     )
 
 
@@ -283,6 +295,18 @@ def _some(ids: pl.Series) -> str:
     if ids.len() == 0:
         return "no query"
     return f"{ids.len()} {'query' if ids.len() == 1 else 'queries'}, e.g. {_text(ids[:1])[0]!r}"
+
+
+def _grades_of(
+    qidx: np.ndarray, doc: np.ndarray, judged_offsets: np.ndarray, judged_doc: np.ndarray, qrel_grade: np.ndarray
+) -> np.ndarray:
+    """Each run row's judged grade, :data:`UNJUDGED` when it has none. Integer grades are looked up directly; real
+    grades (float64) through their position among the judgments, so an unjudged row is UNJUDGED as a float
+    (−2^63, exact in float64: ``grade == UNJUDGED`` and ``grade >= rel`` read the same for both)."""
+    if qrel_grade.dtype.kind != "f":
+        return lookup(qidx, doc, judged_offsets, judged_doc, qrel_grade, UNJUDGED)
+    at = lookup(qidx, doc, judged_offsets, judged_doc, np.arange(len(qrel_grade), dtype=np.int64), -1)
+    return np.where(at >= 0, qrel_grade[np.maximum(at, 0)] if len(qrel_grade) else 0.0, float(UNJUDGED))
 
 
 def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

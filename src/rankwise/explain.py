@@ -19,6 +19,8 @@ AGGREGATES = {
     "pooled": "one value over the rows of all evaluated queries pooled (not a mean of per-query values)",
     "from_means": "the F-measure of the mean precision and the mean recall over evaluated queries (not a mean of "
     "per-query values)",
+    "global": "one value from the top-k lists of all evaluated queries at once (no per-query value)",
+    "rows": "mean over evaluated queries weighted by each list's length |L[:k]| (every recommended row pooled)",
 }
 
 

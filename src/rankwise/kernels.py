@@ -12,6 +12,8 @@ from collections.abc import Callable
 import numpy as np
 
 from .aligned import UNJUDGED, Aligned
+from .beyond_kernels import average_popularity, global_aggregate, global_inputs, novelty, self_information
+from .beyond_kernels import undefined_per_query as global_per_query
 from .errors import MeasureError
 from .measures.spec import Measure, ParamValue
 
@@ -732,6 +734,52 @@ def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarr
     return out
 
 
+def _stop_probability(grades: np.ndarray, a: Aligned, m: Measure) -> np.ndarray:
+    """ERR's r = (2^g − 1) / 2^max_grade per grade g > 0, 0 for unjudged documents and grades ≤ 0; a judged grade
+    of the evaluated queries above max_grade is refused (r would exceed 1), naming the largest and its query."""
+    max_grade = float(m.get("max_grade"))  # type: ignore[arg-type]  # a float parameter
+    above = np.flatnonzero(a.qrel_grade > max_grade)
+    if len(above):
+        top = above[np.argmax(a.qrel_grade[above])]  # the largest grade, which the suggested max_grade is
+        raise MeasureError(
+            f"{m}: query {a.query_ids[a.qrel_qidx[top]]!r} has grade {a.qrel_grade[top]}, above "
+            f"max_grade={max_grade:g} (judgments above it: {len(above)}); give the scale's top, e.g. "
+            f"{m.name}(max_grade={a.qrel_grade.max()})"
+        )
+    positive = grades > 0
+    exponent = np.where(positive, grades, 0).astype(np.float64)
+    return np.where(positive, np.expm1(exponent * np.log(2.0)) / np.exp2(max_grade), 0.0)
+
+
+def _cascade(q: np.ndarray, rank: np.ndarray, stop: np.ndarray, num_queries: int) -> np.ndarray:
+    """Σ_i (stop_i / i) Π_{j<i} (1 − stop_j) per query, rows grouped by query (``q`` ascending) in rank order; the
+    product is exp of a running sum of log(1 − stop) within the query."""
+    total = np.concatenate(([0.0], np.cumsum(np.log1p(-stop))))
+    first = np.searchsorted(q, q, side="left")
+    reach = np.exp(total[:-1] - total[first])
+    return np.bincount(q, weights=stop / rank * reach, minlength=num_queries).astype(np.float64)
+
+
+def expected_reciprocal_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ERR@k = Σ_{i≤k} (r_i / i) Π_{j<i} (1 − r_j), r = (2^g − 1) / 2^max_grade (Chapelle et al. 2009; gdeval)."""
+    stop = _stop_probability(a.grade, a, m)
+    cut = _in_cutoff(a, m)
+    rows = slice(None) if cut is None else cut
+    return _cascade(a.qidx[rows], a.rank[rows].astype(np.float64), stop[rows], a.num_queries)
+
+
+def normalised_err(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """nERR@k = ERR@k / ERR@k of every judged document sorted by grade descending; 0 when that is 0."""
+    order = np.lexsort((-a.qrel_grade, a.qrel_qidx))
+    q = a.qrel_qidx[order]
+    stop = _stop_probability(a.qrel_grade[order], a, m)
+    rank = (np.arange(len(q)) - np.searchsorted(q, q, side="left") + 1).astype(np.float64)
+    if m.cutoff is not None:
+        keep = rank <= m.cutoff
+        q, rank, stop = q[keep], rank[keep], stop[keep]
+    return _divide(expected_reciprocal_rank(a, m, rel), _cascade(q, rank, stop, a.num_queries))
+
+
 KERNELS: dict[str, Kernel] = {
     "P": precision,
     "R": recall,
@@ -765,6 +813,14 @@ KERNELS: dict[str, Kernel] = {
     "Unjudged": unjudged_share,
     "RBP": rank_biased_precision,
     "RBPResidual": rank_biased_precision_residual,
+    "Coverage": global_per_query,
+    "Gini": global_per_query,
+    "Entropy": global_per_query,
+    "Novelty": novelty,
+    "SelfInformation": self_information,
+    "ARP": average_popularity,
+    "ERR": expected_reciprocal_rank,
+    "nERR": normalised_err,
 }
 
 
@@ -788,6 +844,12 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
     if how == "from_means":
         p, r = _f1_parts(a, m, rel)
         return {"values": values, "p": p, "r": r}
+    if how == "global":  # a key per counted row, with the catalogue size (see beyond_kernels.global_inputs)
+        items, sizes, per_query = global_inputs(a, m)
+        return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query}
+    if how == "rows":  # SelfInformation(mean=rows): each list's mean weighted by its length
+        shown = a.num_retrieved() if m.cutoff is None else np.minimum(a.num_retrieved(), float(m.cutoff))
+        return {"values": values, "weights": shown}
     if how == "positives":
         rows = _auc_rows(a, m)
         weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)
@@ -813,12 +875,14 @@ def aggregate_from(m: Measure, inputs: AggregationInputs) -> float:
     how, values = m.aggregation, inputs["values"]
     if how == "pooled":
         return _pooled_auc(m, inputs)
+    if how == "global":
+        return global_aggregate(m, inputs)
     if how == "from_means":
         defined = ~np.isnan(values)
         beta = float(m.get("beta"))  # type: ignore[arg-type]
         mean_p, mean_r = _mean(inputs["p"][defined]), _mean(inputs["r"][defined])
         return float(_f_beta(np.array([mean_p]), np.array([mean_r]), beta)[0])
-    if how == "positives":
+    if how in ("positives", "rows"):
         weights = inputs["weights"]
         defined = ~np.isnan(values) & (weights > 0)
         total = weights[defined].sum()

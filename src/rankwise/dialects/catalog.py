@@ -13,6 +13,16 @@ REPLAY_AUC = {"compare": "rank", "one_class": "replay"}
 MS_AUC = {"mean": "pooled", "unjudged": "skip"}
 """MS Recommenders' auc: scikit-learn on the inner join of truth and predictions, all users pooled."""
 
+BEYOND_QUERIES = {name: "run" for name in ("Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP")}
+"""The libraries compute the beyond-accuracy measures from the recommendations (and training data) alone, without
+the ground truth: every user with a list counts (RecBole's lists are its test users' only, so it keeps its own)."""
+REPLAY_BEYOND = {"Coverage": {"over": "train", "count": "known"},
+                 "SelfInformation": {"normalise": "yes", "divide": "k"}}  # fmt: skip
+"""RePlay Coverage (÷ training items, only those counted) and Surprisal (÷ log2 N, ÷ k)."""
+MS_BEYOND = {"Coverage": {"over": "train"},
+             "SelfInformation": {"popularity": "interactions", "cold": "zero", "mean": "rows"}}  # fmt: skip
+"""MS Recommenders catalog_coverage (÷ training items) and novelty (every recommended row pooled)."""
+
 DIALECTS: tuple[Dialect, ...] = (
     Dialect(
         "trec_eval",
@@ -138,7 +148,10 @@ DIALECTS: tuple[Dialect, ...] = (
             "P": {"denom": "retrieved"},
             "nDCG": {"gain": "binary", "empty": "skip"},
             "R": {"empty": "skip"},
+            "Coverage": {"count": "known"},
+            "ARP": {"popularity": "users", "share": "yes"},
         },
+        measure_queries=BEYOND_QUERIES,
         known_bugs=(
             "precision of a user with an empty list is NaN and rs_metrics' np.mean then returns NaN for all "
             "users; rankwise leaves that user out of the mean and counts it",
@@ -166,7 +179,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "sb-ai-lab/RePlay replay/metrics/map.py, ndcg.py, rocauc.py, base_metric.py",
         "tests/test_dialects_replay.py against replay-rec (0.20-0.22) per user and mean; tests/test_dialects_recsys.py",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC, **REPLAY_BEYOND},
+        measure_queries=BEYOND_QUERIES,
         known_bugs=(
             "before 0.20, pandas input is sorted by score alone with pandas' unstable sort, so tied scores do not "
             "come out by item id descending (its polars and Spark paths do); rankwise always orders them so",
@@ -201,7 +215,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/test_dialects_libraries.py against recbole 1.2.1 itself (a second environment with numpy < 1.24) on "
         "the ML-100K lists, GAUC included",
         policies={"queries": "relevant"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"}},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"},
+                  "Entropy": {"log": "ln", "divide": "items"}},
         caveats=(
             "ties: when RecBole ranks items itself it takes torch.topk of the scores (collector.py:154), whose order "
             "of equal scores is implementation-defined; rankwise orders them by doc id",
@@ -219,8 +234,9 @@ DIALECTS: tuple[Dialect, ...] = (
         "ndcg_at_k, map_at_k)",
         "tests/test_dialects.py against recommenders.evaluation.python_evaluation",
         policies={"queries": "common_relevant", "ties": "input_order"},
-        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
-        measure_queries={"nDCG": "relevant", "AUC": "intersection"},
+        bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC,
+                  **MS_BEYOND},
+        measure_queries={"nDCG": "relevant", "AUC": "intersection", **BEYOND_QUERIES},
     ),
     Dialect(
         "ms_recommenders",
@@ -231,8 +247,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (1.1)",
         "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (python_evaluation.py at 1.1.1)",
         policies={"queries": "common_relevant", "ties": "input_order"},
-        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
-        measure_queries={"AUC": "intersection"},
+        bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC, **MS_BEYOND},
+        measure_queries={"AUC": "intersection", **BEYOND_QUERIES},
     ),
     Dialect(
         "beta_recsys",
@@ -265,6 +281,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/test_dialects_libraries.py against rectools itself on the ML-100K lists",
         policies={"queries": "relevant"},
         bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"}},
+        measure_queries=BEYOND_QUERIES,
         caveats=("RecTools reads the rank column of the recommendations, never scores: give ranks, or scores "
                  "without ties",),
     ),
@@ -424,7 +441,10 @@ DIALECTS: tuple[Dialect, ...] = (
             "nDCG": {"gain": "exp2_rel", "rel": REL_LEVEL},
             "DCG": {"gain": "exp2_rel", "rel": REL_LEVEL},
             "AUC": {"form": "elliot", "compare": "rank"},
+            "Coverage": {"over": "count"},
+            "ARP": {"popularity": "users"},
         },
+        measure_queries=BEYOND_QUERIES,
         ratings="graded",
         known_bugs=(
             "AUC/GAUC/LAUC: Elliot counts catalogue − training items − R + 1 negatives, one more than there are, so "

@@ -9,14 +9,17 @@ from typing import Any
 import polars as pl
 
 from ..errors import InputError
-from .table import Kind, Origin, Table
+from .table import Grades, Kind, Origin, Table
 from .tabular import check_columns, dict_to_table, frame_to_table, read_tabular
 from .trec import read_trec
 
 TABULAR_SUFFIXES = (".csv", ".tsv", ".parquet", ".pq", ".inter")
 
 
-def load(source: Any, kind: Kind, columns: Mapping[str, str] | None = None, threshold: float | None = None) -> Table:
+def load(
+    source: Any, kind: Kind, columns: Mapping[str, str] | None = None, threshold: float | None = None,
+    grades: Grades = "integer",
+) -> Table:  # fmt: skip
     """Read ``source`` as qrels or run.
 
     ``source`` may be a path (TREC text, optionally ``.gz``; ``.csv``/``.tsv``/``.parquet`` with a header),
@@ -24,11 +27,16 @@ def load(source: Any, kind: Kind, columns: Mapping[str, str] | None = None, thre
     already loaded :class:`Table`. ``columns`` names the query, document and value columns of a table: a dict with
     the keys ``query_id``, ``doc_id``, ``value`` (and ``rank`` for a run ranked by position), or a plain
     ``(query, doc, value)`` tuple; other keys are refused. ``threshold`` reads qrels values as ratings: relevant
-    (grade 1) when rating >= threshold, else 0.
+    (grade 1) when rating >= threshold, else 0. ``grades="real"`` reads qrels values as real-valued grades (an LLM
+    judge's 0.73) from a DataFrame, an Arrow table or a dict; the measures that threshold grades then need their
+    ``rel`` given (see :func:`rankwise.pipeline.compute.refuse_undefined_on_real_grades`).
     """
     columns = check_columns(columns, kind)
     if isinstance(source, Table):
         return source
+    if grades == "real" and isinstance(source, (str, Path)):
+        raise InputError(f"{source}: grades='real' reads a DataFrame, an Arrow table or a dict, not a file; "
+                         "read the file into a DataFrame first")  # fmt: skip
     if isinstance(source, (str, Path)):
         path = Path(source)
         if path.suffix.lower() in TABULAR_SUFFIXES:
@@ -38,12 +46,12 @@ def load(source: Any, kind: Kind, columns: Mapping[str, str] | None = None, thre
     if isinstance(source, pl.LazyFrame):
         source = source.collect()
     if isinstance(source, pl.DataFrame):
-        return frame_to_table(source, kind, origin, columns, threshold)
+        return frame_to_table(source, kind, origin, columns, threshold, grades=grades)
     module = type(source).__module__.split(".")[0]
     if module in ("pandas", "pyarrow"):
-        return frame_to_table(foreign_frame(source, origin.name), kind, origin, columns, threshold)
+        return frame_to_table(foreign_frame(source, origin.name), kind, origin, columns, threshold, grades=grades)
     if isinstance(source, Mapping):
-        return dict_to_table(source, kind, origin.name, threshold)
+        return dict_to_table(source, kind, origin.name, threshold, grades)
     raise InputError(f"cannot read {kind} from {type(source).__name__}: give a path, DataFrame, Arrow table or dict")
 
 
@@ -82,9 +90,12 @@ def _have_pyarrow() -> bool:
     return True
 
 
-def load_qrels(source: Any, columns: Mapping[str, str] | None = None, threshold: float | None = None) -> Table:
-    """Judgments: (query_id, doc_id, integer grade), or ratings with a ``threshold``. See :func:`load`."""
-    return load(source, "qrels", columns, threshold)
+def load_qrels(
+    source: Any, columns: Mapping[str, str] | None = None, threshold: float | None = None, *, grades: Grades = "integer"
+) -> Table:
+    """Judgments: (query_id, doc_id, integer grade), ratings with a ``threshold``, or real-valued grades with
+    ``grades="real"``. See :func:`load`."""
+    return load(source, "qrels", columns, threshold, grades)
 
 
 def load_run(source: Any, columns: Mapping[str, str] | None = None) -> Table:

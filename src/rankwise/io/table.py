@@ -19,6 +19,8 @@ from ..errors import EmptyInputError, InputError
 from ..wording import shorten
 
 Kind = Literal["qrels", "run"]
+Grades = Literal["integer", "real"]
+"""How qrels values are read: ``integer`` grades (trec_eval's), or ``real`` numbers (e.g. an LLM judge's 0.73)."""
 QID, DOCID, VALUE, ROW = "query_id", "doc_id", "value", "row"
 VALUE_NAME = {"qrels": "relevance grade", "run": "score"}
 
@@ -85,13 +87,18 @@ def _first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict | None:
     return hit.row(0, named=True) if hit.height else None
 
 
-def _values(frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | None = None) -> pl.DataFrame:
+def _values(
+    frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | None = None, grades: Grades = "integer"
+) -> pl.DataFrame:
     """Cast the value column to Int64 grades / Float64 scores, failing on the first bad value.
 
-    With a ``threshold``, qrels values are ratings: grade 1 when rating >= threshold, else 0."""
+    With a ``threshold``, qrels values are ratings: grade 1 when rating >= threshold, else 0. With
+    ``grades="real"`` qrels values are finite Float64 grades."""
     what = VALUE_NAME[kind] if threshold is None else "rating"
     dtype = frame.schema[VALUE]
-    target = pl.Int64 if kind == "qrels" and threshold is None else pl.Float64
+    if kind == "qrels" and grades == "real" and threshold is not None:
+        raise InputError(f"{origin.name}: a rating threshold makes binary grades: give threshold or grades='real'")
+    target = pl.Int64 if kind == "qrels" and threshold is None and grades == "integer" else pl.Float64
     if dtype == pl.String:
         cast = pl.col(VALUE).str.strip_chars().cast(target, strict=False)
     elif dtype.is_numeric() or dtype == pl.Boolean:
@@ -117,6 +124,11 @@ def _values(frame: pl.DataFrame, kind: Kind, origin: Origin, threshold: float | 
     out = out.drop(VALUE).rename({"_cast": VALUE})
     if kind == "qrels" and threshold is not None:
         return out.with_columns((pl.col(VALUE) >= threshold).cast(pl.Int64))
+    if kind == "qrels" and grades == "real":
+        bad = _first_row(out, ~pl.col(VALUE).is_finite())
+        if bad is not None:
+            raise InputError(f"{origin.locate(bad[ROW])}: {what} {bad[VALUE]} for query {bad[QID]!r} doc "
+                             f"{bad[DOCID]!r} is not finite")  # fmt: skip
     if kind == "run":
         bad = _first_row(out, ~pl.col(VALUE).is_finite())
         if bad is not None:
@@ -137,12 +149,14 @@ def make_table(
     threshold: float | None = None,
     *,
     allow_empty: bool = False,
+    grades: Grades = "integer",
 ) -> Table:
     """Validate and normalise a frame with columns query_id, doc_id, value (and optionally row).
 
     Raises :class:`InputError` for an empty input, missing ids, bad or non-finite values, and a
     (query, doc) pair given twice — naming the file line or row of each problem. ``threshold`` turns qrels
-    ratings into binary grades (rating >= threshold). ``allow_empty``: a frame without rows is checked (column
+    ratings into binary grades (rating >= threshold); ``grades="real"`` keeps qrels values as real numbers (finite
+    Float64). ``allow_empty``: a frame without rows is checked (column
     types) and returned, not refused (one part of a larger input may hold none).
     """
     if ROW not in frame.columns:
@@ -162,7 +176,7 @@ def make_table(
         bad = _first_row(frame, missing)
         if bad is not None:
             raise InputError(f"{origin.locate(bad[ROW])}: {label} is missing")
-    frame = _values(frame, kind, origin, threshold)
+    frame = _values(frame, kind, origin, threshold, grades)
     check_duplicates(frame, kind, origin)
     return Table(kind, frame, origin, run_name)
 

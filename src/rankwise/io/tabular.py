@@ -24,7 +24,7 @@ from typing import Any
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
-from .table import DOCID, QID, VALUE, Kind, Origin, Table, make_table
+from .table import DOCID, QID, VALUE, Grades, Kind, Origin, Table, make_table
 
 CANDIDATES: dict[str, dict[Kind, tuple[str, ...]]] = {
     QID: dict.fromkeys(("qrels", "run"), ("query_id", "qid", "query", "topic", "topic_id", "user_id", "user")),
@@ -81,8 +81,9 @@ def frame_to_table(
     threshold: float | None = None,
     *,
     allow_empty: bool = False,
+    grades: Grades = "integer",
 ) -> Table:
-    """A validated :class:`Table` from a polars DataFrame with named columns (``allow_empty``: see
+    """A validated :class:`Table` from a polars DataFrame with named columns (``allow_empty``, ``grades``: see
     :func:`rankwise.io.table.make_table`)."""
     name = origin.name
     picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID)}
@@ -90,7 +91,7 @@ def frame_to_table(
     if len(set(picked.values())) < 3:
         raise InputError(f"{name}: one column cannot play two roles ({picked})")
     selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID), value)
-    return make_table(selected, kind, origin, threshold=threshold, allow_empty=allow_empty)
+    return make_table(selected, kind, origin, threshold=threshold, allow_empty=allow_empty, grades=grades)
 
 
 def read_tabular(
@@ -161,9 +162,11 @@ def _id_columns(header: list[str], kind: Kind, given: Mapping[str, str] | None, 
 
 
 def dict_to_table(
-    data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str, threshold: float | None = None
+    data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str, threshold: float | None = None,
+    grades: Grades = "integer",
 ) -> Table:
-    """A validated :class:`Table` from ``{query_id: {doc_id: score_or_grade}}``."""
+    """A validated :class:`Table` from ``{query_id: {doc_id: score_or_grade}}`` (``grades``: see
+    :func:`rankwise.io.table.make_table`)."""
     qids, dids, values = [], [], []
     for qid, docs in data.items():
         if not isinstance(docs, Mapping):
@@ -178,7 +181,7 @@ def dict_to_table(
         bad = next((i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))), None)
         if bad is not None:
             raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
-    integers = kind == "qrels" and threshold is None
+    integers = kind == "qrels" and threshold is None and grades == "integer"
     checked = [_dict_value(value, integers, f"{name}: query {qid!r} doc {did!r}") for qid, did, value in
                zip(qids, dids, values)]  # fmt: skip
     frame = pl.DataFrame(
@@ -188,7 +191,7 @@ def dict_to_table(
             VALUE: pl.Series(VALUE, checked, dtype=pl.Int64 if integers else pl.Float64),
         }
     )
-    return make_table(frame, kind, Origin(name), threshold=threshold)
+    return make_table(frame, kind, Origin(name), threshold=threshold, grades=grades)
 
 
 INT64_MAX = 2**63 - 1

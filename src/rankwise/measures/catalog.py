@@ -268,6 +268,15 @@ COLLECTION_SIZE = Param(
     minimum=0,
 )
 
+ERR_MAX_GRADE = Param(
+    "max_grade",
+    "float",
+    "the largest grade of the scale, g_max: a document of grade g stops the user with probability\n"
+    "(2^g − 1) / 2^g_max (4 in gdeval, the TREC Web track's scale; any positive real number)",
+    default=4.0,
+    minimum=0,
+)
+
 F_BETA = Param(
     "beta",
     "float",
@@ -343,6 +352,78 @@ AUC_FORM = Param(
         "every (query, relevant d found) pair",
     },
 )
+
+YES_NO = {"no": "no", "yes": "yes"}
+COVERAGE_OVER = Param(
+    "over",
+    "choice",
+    "what the number of distinct recommended items is divided by",
+    default="catalog",
+    choices={
+        "catalog": "the catalogue size (catalog=, --catalog; by default the items in training): RecBole, rs_metrics",
+        "train": "the number of distinct training items (RePlay Coverage, MS Recommenders catalog_coverage)",
+        "count": "nothing: the absolute number of distinct recommended items (Elliot ItemCoverage)",
+    },
+)
+COVERAGE_COUNT = Param(
+    "count",
+    "choice",
+    "which recommended items count",
+    default="recommended",
+    choices={
+        "recommended": "every distinct recommended item (RecBole, MS Recommenders, Elliot)",
+        "known": "only those in the set divided by, the catalogue's or training items (RePlay, rs_metrics); a "
+        "catalogue given only as a number holds every recommended item",
+    },
+)
+ENTROPY_LOG = Param(
+    "log", "choice", "the logarithm", default="log2",
+    choices={"log2": "base 2, bits (MS Recommenders distributional_coverage)", "ln": "natural, nats (RecBole)"},
+)  # fmt: skip
+ENTROPY_DIVIDE = Param(
+    "divide", "choice", "what H is divided by", default="none",
+    choices={"none": "nothing (MS Recommenders)", "items": "the number of distinct recommended items (RecBole)"},
+)  # fmt: skip
+POPULARITY = Param(
+    "popularity",
+    "choice",
+    "the total an item's popularity (its number of training users = its distinct training pairs) is taken of",
+    default="users",
+    choices={"users": "the number of training users", "interactions": "the number of distinct training pairs"},
+)
+POPULARITY_INTERACTIONS = Param(
+    "popularity", "choice", POPULARITY.doc, default="interactions", choices=POPULARITY.choices,
+)  # fmt: skip
+COLD_ITEMS = Param(
+    "cold",
+    "choice",
+    "the self-information of an item without training interactions",
+    default="one_user",
+    choices={"one_user": "log2 N, as if one user had it (RecTools, rs_metrics, RePlay)", "zero": "0 (MS Recommenders)"},
+)
+NORMALISE = Param("normalise", "choice", "whether I(i) is divided by log2 N (into [0, 1]; RePlay Surprisal)",
+                  default="no", choices=YES_NO)  # fmt: skip
+INFO_DIVIDE = Param(
+    "divide",
+    "choice",
+    "what each list's sum is divided by",
+    default="list",
+    choices={"list": "its length |L[:k]|",
+             "k": "the cutoff k (|L| without one), an empty list scoring 0 (RePlay Surprisal)"},
+)
+INFO_MEAN = Param(
+    "mean",
+    "choice",
+    "how the values of many users combine",
+    default="query",
+    choices={
+        "query": "mean of the per-user values",
+        "rows": "Σ_u Σ_i I(i) / Σ_u |L_u[:k]|: every recommended row pooled (MS Recommenders novelty); per-user "
+        "values are each list's mean",
+    },
+)
+SHARE = Param("share", "choice", "whether φ(i) is divided by the total (per popularity)", default="no",
+              choices=YES_NO)  # fmt: skip
 
 FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
@@ -647,6 +728,84 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         aggregate="sum",
         is_count=True,
         tie_average=True,
+    ),
+    MeasureSpec(
+        "ERR",
+        "Expected reciprocal rank: the cascade user stops at rank i with probability r_i",
+        "ERR@k = Σ_{i≤k} (r_i / i) Π_{j<i} (1 − r_j),  r_i = (2^g − 1) / 2^max_grade for g = g(L_i) > 0, else 0\n"
+        "(unjudged documents and grades ≤ 0 stop no one); a judged grade above max_grade is refused",
+        "Chapelle, Metzler, Zhang & Grinberg, CIKM 2009; gdeval.pl (TREC Web track, MAX_JUDGMENT = 4)",
+        params=(ERR_MAX_GRADE,),
+    ),
+    MeasureSpec(
+        "nERR",
+        "Normalised expected reciprocal rank",
+        "nERR@k = ERR@k / ERR@k of the ideal ranking (every judged document sorted by grade, descending);\n"
+        "0 when that is 0. r_i as in ERR",
+        "Chapelle et al., CIKM 2009; the ideal-ranking normalisation of ndeval's nERR-IA with one subtopic",
+        params=(ERR_MAX_GRADE,),
+        aliases=("NERR",),
+    ),
+    MeasureSpec(
+        "Coverage",
+        "Catalogue coverage: distinct items recommended in the top k of all lists (global, one value)",
+        "Coverage@k = |∪_u L_u[:k] ∩ S| / |D|, D per over (catalogue, training items, or no division), S per\n"
+        "count (every item, or only D's). Global: per-query values are undefined",
+        "Ge, Delgado-Battenfeld & Jannach, RecSys 2010; RePlay Coverage, RecBole ItemCoverage, MS Recommenders "
+        "catalog_coverage, rs_metrics coverage, Elliot ItemCoverage (rankwise.recsys.beyond.coverage)",
+        params=(COVERAGE_OVER, COVERAGE_COUNT),
+        aliases=("ItemCoverage", "CatalogCoverage"),
+        aggregate="global",
+        empty="no per-query value: one value over all lists",
+    ),
+    MeasureSpec(
+        "Gini",
+        "Gini index of how often each catalogue item is recommended (0: evenly; → 1: a few items take all slots)",
+        "Gini@k = Σ_{j=1..n} (2j − n − 1) c_(j) / (n Σ_j c_(j)), n the catalogue size (catalog=, else the\n"
+        "training items), c_(j) the top-k recommendation counts sorted ascending, unrecommended items 0. Global",
+        "LensKit ListGini, RecBole GiniIndex (rankwise.recsys.beyond.gini_index)",
+        aliases=("GiniIndex",),
+        aggregate="global",
+        empty="no per-query value: one value over all lists",
+    ),
+    MeasureSpec(
+        "Entropy",
+        "Shannon entropy of how often each item is recommended in the top k (global, one value)",
+        "Entropy@k = −Σ_i p_i log p_i, p_i = c_i / Σ_j c_j, c_i the lists holding item i in their top k;\n"
+        "log per log, ÷ the distinct items with divide=items. Global",
+        "Shannon 1948; MS Recommenders distributional_coverage, RecBole ShannonEntropy "
+        "(rankwise.recsys.beyond.shannon_entropy)",
+        params=(ENTROPY_LOG, ENTROPY_DIVIDE),
+        aliases=("ShannonEntropy", "DistributionalCoverage"),
+        aggregate="global",
+        empty="no per-query value: one value over all lists",
+    ),
+    MeasureSpec(
+        "Novelty",
+        "Novelty: share of the top k the user did not interact with in training (needs train=)",
+        "Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items; undefined for an empty list",
+        "RePlay Novelty (rankwise.recsys.beyond.unseen_share)",
+        aliases=("UnseenShare",),
+    ),
+    MeasureSpec(
+        "SelfInformation",
+        "Novelty as self-information (surprisal) of the recommended items (needs train=)",
+        "SelfInformation@k = Σ_{i∈L[:k]} I(i) / D, I(i) = −log2 p(i), p(i) = n_users(i) / N (N: training users\n"
+        "or pairs per popularity; cold items per cold; ÷ log2 N with normalise=yes), D = |L[:k]| or k (divide)",
+        "Zhou et al., PNAS 2010; RecTools MeanInvUserFreq, rs_metrics surprisal, RePlay Surprisal, MS Recommenders "
+        "novelty (rankwise.recsys.beyond.self_information)",
+        params=(POPULARITY, COLD_ITEMS, NORMALISE, INFO_DIVIDE, INFO_MEAN),
+        aliases=("Surprisal", "MeanInvUserFreq"),
+    ),
+    MeasureSpec(
+        "ARP",
+        "Average recommendation popularity: mean training popularity of the top k (needs train=)",
+        "ARP@k = Σ_{i∈L[:k]} φ(i) / |L[:k]|, φ(i) = the item's training users (÷ N with share=yes, N per\n"
+        "popularity); items without training interactions 0",
+        "Abdollahpouri et al. 2019; RecTools AvgRecPopularity, RecBole AveragePopularity, Elliot ARP, rs_metrics "
+        "popularity (rankwise.recsys.beyond.average_popularity)",
+        params=(POPULARITY_INTERACTIONS, SHARE),
+        aliases=("AveragePopularity", "AvgRecPopularity"),
     ),
 )
 

@@ -217,8 +217,9 @@ class MeasureSpec:
     cutoff: Literal["rank", "recall"] | None = "rank"
     cutoff_required: bool = False
     cutoff_doc: str = "k: only the top k documents of the ranking count"
-    aggregate: Literal["mean", "sum", "gmean"] = "mean"
-    """``mean``, ``sum`` or ``gmean``; a family with a ``mean`` parameter (AUC) lets each measure choose."""
+    aggregate: Literal["mean", "sum", "gmean", "global"] = "mean"
+    """``mean``, ``sum`` or ``gmean``; a family with a ``mean`` parameter (AUC) lets each measure choose; ``global``:
+    one value from all queries' rows at once, no per-query value (coverage, Gini, entropy)."""
     empty: str = "0"
     is_count: bool = False
     tie_average: bool = False

@@ -16,6 +16,7 @@ from ..errors import InputError, MeasureError
 from ..kernels import KERNELS, AggregationInputs, aggregate_from, aggregation_inputs, apply_empty_policy
 from ..measures import Measure
 from ..policies import Policies
+from ..training import Training
 from .load import Inputs
 from .plan import Plan, QueryGroup
 
@@ -45,8 +46,8 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
     out = []
     for group in plan.groups:
         aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
-        aligned = with_candidates(aligned, inputs.train, catalog)
         pairs = [plan.pairs[i] for i in group.rows]
+        aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs])
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
             caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
@@ -107,6 +108,7 @@ def compute(
             if not measure.orders_ties_itself:
                 caveats.append(f"{key}: ties=average is not defined for {measure.name} (not linear in per-rank "
                                "values); tied documents were ordered by doc id, descending")  # fmt: skip
+        refuse_undefined_on_real_grades(key, measure, aligned)
         rel = resolved_rel(measure, policies)
         done_key = (measure, rel)
         if done_key not in done:
@@ -115,6 +117,22 @@ def compute(
         values[i] = done[done_key]
         aggregation.append(aggregation_inputs(data, measure, rel, values[i]))
     return values, aggregation, tuple(caveats)
+
+
+def refuse_undefined_on_real_grades(key: str, measure: Measure, aligned: Aligned) -> None:
+    """With real-valued grades (``grades="real"``), refuse a measure that does not define them: one whose ``rel``
+    threshold (binary relevance, or the grade below which nDCG gains nothing) is not given explicitly — the
+    default of 1 would silently drop every grade in (0, 1) — and a grade map, whose keys are integer grades.
+    Graded measures without a threshold (ERR, nERR, RBP, Judged, KendallTau) take real grades as they are."""
+    if aligned.qrel_grade.dtype.kind != "f":
+        return
+    given = dict(measure.params)
+    example = f"{measure.name}(rel=1)" + (f"@{measure.cutoff:g}" if measure.cutoff is not None else "")
+    if any(p.name == "rel" for p in measure.spec.params) and "rel" not in given:
+        raise MeasureError(f"{key}: the grades are real numbers and {measure.name} thresholds them: give rel "
+                           f"explicitly, e.g. {example} (rel=0 counts every grade above 0 for nDCG)")  # fmt: skip
+    if isinstance(given.get("gain"), tuple):
+        raise MeasureError(f"{key}: a grade map gives gains to integer grades; the grades are real numbers")
 
 
 def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
@@ -127,9 +145,14 @@ def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
         )
 
 
-def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any) -> Aligned:
-    """``aligned`` with each query's candidate count (see :func:`candidate_counts`)."""
-    aligned.num_candidates = candidate_counts(aligned.query_ids, train, catalog)
+def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any,
+                    measures: Iterable[Measure] = ()) -> Aligned:  # fmt: skip
+    """``aligned`` with each query's candidate count (see :func:`candidate_counts`) and what the beyond-accuracy
+    measures read of the training interactions and the catalogue (:class:`rankwise.training.Training`). A catalogue
+    without training interactions is refused unless a global measure (Coverage, Gini) reads it alone."""
+    alone = train is None and any(m.spec.aggregate == "global" for m in measures)
+    aligned.num_candidates = None if alone else candidate_counts(aligned.query_ids, train, catalog)
+    aligned.training = Training(train, catalog) if train is not None or catalog is not None else None
     return aligned
 
 

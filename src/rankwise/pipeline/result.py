@@ -127,7 +127,8 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
         if part is not main:
             values, covered, query_ids = _merge_queries(values, covered, query_ids, list(part.group.rows),
                                                         part.values, list(part.query_ids))  # fmt: skip
-    undefined = {key: int(np.isnan(values[i][covered[i]]).sum()) for i, (key, _) in enumerate(plan.pairs)}
+    undefined = {key: 0 if m.aggregation == "global" else int(np.isnan(values[i][covered[i]]).sum())
+                 for i, (key, m) in enumerate(plan.pairs)}  # a global measure has no per-query value  # fmt: skip
     return EvaluationResult(
         keys=tuple(k for k, _ in plan.pairs),
         measures=tuple(m for _, m in plan.pairs),

@@ -33,10 +33,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from ..beyond_kernels import coverage_from, entropy_from_counts, gini_from_counts, self_information_of
 from ..errors import InputError, RankwiseError
 from ..io import load_run
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, VALUE
+from ..training import catalogue_size
 from .data import ITEM, USER
 
 
@@ -258,24 +260,9 @@ def _need(value: Any, what: str, measure: str) -> None:
 
 
 def _catalogue(catalog: Any, train: pl.DataFrame | None, measure: str) -> tuple[int, pl.Series | None]:
-    """(catalogue size, its items or None when only the size was given)."""
-    if catalog is None:
-        if train is None:
-            raise InputError(f"{measure} needs the catalogue: pass catalog= (a number of items or the items) or train=")
-        items = train.get_column(ITEM).unique()
-        return items.len(), items
-    if isinstance(catalog, bool):
-        raise InputError(f"catalog={catalog!r}: give a number of items or the items")
-    if isinstance(catalog, (int, np.integer)):
-        if catalog < 1:
-            raise InputError(f"catalog={catalog}: the catalogue must hold at least one item")
-        return int(catalog), None
-    if isinstance(catalog, str) or not isinstance(catalog, Iterable):
-        raise InputError(f"catalog must be a number of items or an iterable of item ids, not {type(catalog).__name__}")
-    items = pl.Series(ITEM, [str(i) for i in catalog], dtype=pl.String).unique()
-    if items.len() == 0:
-        raise InputError("catalog: no items")
-    return items.len(), items
+    """(catalogue size, its items or None when only the size was given); see
+    :func:`rankwise.training.catalogue_size`."""
+    return catalogue_size(catalog, train.get_column(ITEM).unique() if train is not None else None, measure)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -309,16 +296,13 @@ def coverage(recs: Any, *, k: int | None = None, over: str | None = None, count:
     else:
         size, denominator_items = _catalogue(catalog, train_pairs, "coverage") if options["over"] == "catalog" or \
             options["count"] == "known" else (0, None)  # fmt: skip
-    if options["count"] == "known":
-        if denominator_items is None:
-            raise InputError("coverage with count='known' needs the catalogue's items, not only its size")
+    if options["count"] == "known" and denominator_items is not None:  # a catalogue given as a number holds all
         numerator = int(recommended.is_in(denominator_items.implode()).sum())
     else:
         numerator = recommended.len()
-    if options["over"] == "catalog" and denominator_items is None and numerator > size:
+    if options["over"] == "catalog" and numerator > size:
         raise InputError(f"coverage: the lists hold {numerator} distinct items, more than the catalogue's {size}")
-    value = numerator if options["over"] == "count" else numerator / size
-    return _result("Coverage", options, data, value)
+    return _result("Coverage", options, data, coverage_from(numerator, size, options["over"]))
 
 
 def _item_counts(data: Lists) -> np.ndarray:
@@ -342,9 +326,8 @@ def shannon_entropy(recs: Any, *, k: int | None = None, base: float | None = Non
     counts = _item_counts(data)
     if counts.size == 0:
         return _result("ShannonEntropy", options, data, math.nan, notes=["no recommendations"])
-    p = counts / counts.sum()
-    value = float(-(p * np.log(p)).sum() / math.log(options["base"]))
-    return _result("ShannonEntropy", options, data, value / counts.size if options["per_item"] else value)
+    return _result("ShannonEntropy", options, data,
+                   entropy_from_counts(counts, options["base"], bool(options["per_item"])))  # fmt: skip
 
 
 def distributional_coverage(recs: Any, *, k: int | None = None) -> BeyondResult:
@@ -365,13 +348,10 @@ def gini_index(recs: Any, *, k: int | None = None, catalog: Any = None, train: A
     data = lists(recs, k)
     train_pairs = interactions(train) if train is not None else None
     size, _ = _catalogue(catalog, train_pairs, "gini_index")
-    counts = np.sort(_item_counts(data))
+    counts = _item_counts(data)
     if counts.size > size:
         raise InputError(f"gini_index: the lists hold {counts.size} distinct items, more than the catalogue's {size}")
-    ranks = np.arange(size - counts.size + 1, size + 1, dtype=np.float64)
-    total = counts.sum()
-    value = float(((2 * ranks - size - 1) * counts).sum() / (size * total)) if total else math.nan
-    return _result("Gini", {"catalog": size}, data, value)
+    return _result("Gini", {"catalog": size}, data, gini_from_counts(counts, size))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -440,11 +420,7 @@ def self_information(recs: Any, *, train: Any, k: int | None = None, popularity:
     total = n_users if options["popularity"] == "users" else n_pairs
     counts = users_of[coded.item]
     cold_rows = counts == 0
-    with np.errstate(divide="ignore"):
-        information = -np.log2(np.where(cold_rows, 1.0, counts) / total)
-    information[cold_rows] = math.log2(total) if options["cold"] == "one_user" else 0.0
-    if options["normalise"]:
-        information = information / math.log2(total) if total > 1 else np.zeros_like(information)
+    information = self_information_of(counts, total, options["cold"], bool(options["normalise"]))
     notes = [f"{int(cold_rows.sum())} recommended rows hold items without training interactions "
              f"({'I = log2 N' if options['cold'] == 'one_user' else 'I = 0'})"] if cold_rows.any() else []  # fmt: skip
     if options["mean"] == "rows":

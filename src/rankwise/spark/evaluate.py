@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import polars as pl
 
+from ..beyond_kernels import refuse_on_chunks
 from ..dialects import Dialect
 from ..errors import EmptyInputError, InputError
 from ..io.interactions import load_interactions
@@ -99,6 +100,7 @@ def evaluate(
     for name, limit in (("partitions", partitions), ("chunk_rows", chunk_rows), ("max_query_rows", max_query_rows)):
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise InputError(f"{name} must be a whole number >= 1, not {limit!r}")
+    refuse_on_chunks(plan.pairs)
     session: SparkSession = run.sparkSession
     sides: dict[str, Side | None] = {}
     empty: dict[str, Table] = {}

@@ -1,0 +1,210 @@
+"""Kernels of the beyond-accuracy measures on the :class:`~rankwise.aligned.Aligned` arrays, and the formulas they
+share with :mod:`rankwise.recsys.beyond`.
+
+Per-user measures (Novelty, SelfInformation, ARP) return one value per query, as every kernel does. Global measures
+(Coverage, Gini, Entropy: ``aggregate="global"``) are defined over all queries at once: their per-query values are
+NaN and their aggregate comes from :func:`global_inputs` — one 64-bit item key per counted row (rows in the top k,
+in layout order, with :data:`rankwise.kernels.ROWS_PER_QUERY`) and the catalogue size with each — which concatenate
+across query ranges, so the aggregate of a partitioned evaluation is that of the whole (:func:`global_aggregate`,
+one pass over the keys). The formulas are documented in :mod:`rankwise.measures.catalog`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+
+import numpy as np
+import polars as pl
+
+from .aligned import Aligned
+from .errors import MeasureError
+from .measures.spec import Measure
+from .training import catalogue_size, in_items, item_keys, item_popularity, seen_in_training
+
+# ----------------------------------------------------------------------------------------------------------------
+# Formulas (also used by rankwise.recsys.beyond)
+
+
+def coverage_from(covered: int, size: int, over: str) -> float:
+    """Coverage = covered / size, or the count itself when ``over="count"``."""
+    return float(covered) if over == "count" else covered / size
+
+
+def gini_from_counts(counts: np.ndarray, size: int) -> float:
+    r"""Gini index of recommendation counts over a catalogue of ``size`` items (items not in ``counts`` count 0):
+
+    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_{(j)}}
+
+    with c_(j) the counts sorted ascending; NaN without recommendations."""
+    counts = np.sort(np.asarray(counts, dtype=np.float64))
+    ranks = np.arange(size - counts.size + 1, size + 1, dtype=np.float64)
+    total = counts.sum()
+    return float(((2 * ranks - size - 1) * counts).sum() / (size * total)) if total else math.nan
+
+
+def entropy_from_counts(counts: np.ndarray, base: float, per_item: bool) -> float:
+    r"""Shannon entropy H = −Σ p_i log_b p_i, p_i = c_i / Σ c (÷ the number of items when ``per_item``); NaN
+    without recommendations."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.size == 0:
+        return math.nan
+    p = counts / counts.sum()
+    value = float(-(p * np.log(p)).sum() / math.log(base))
+    return value / counts.size if per_item else value
+
+
+def self_information_of(counts: np.ndarray, total: int, cold: str, normalise: bool) -> np.ndarray:
+    """I = −log2(count / total) per entry; entries with count 0 (cold items) get log2 total (``cold="one_user"``)
+    or 0 (``"zero"``); ``normalise`` divides by log2 total (0 when total ≤ 1)."""
+    cold_rows = counts == 0
+    with np.errstate(divide="ignore"):
+        information = -np.log2(np.where(cold_rows, 1.0, counts) / total)
+    information[cold_rows] = math.log2(total) if cold == "one_user" else 0.0
+    if normalise:
+        information = information / math.log2(total) if total > 1 else np.zeros_like(information)
+    return information
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Kernels
+
+
+def _shown_rows(a: Aligned, m: Measure) -> np.ndarray | None:
+    """Rows in the top k (None: every row)."""
+    return None if m.cutoff is None else a.rank <= m.cutoff
+
+
+def _list_mean(a: Aligned, m: Measure, values: np.ndarray, divide_by_k: bool = False) -> np.ndarray:
+    """Σ of per-row ``values`` over each query's top k ÷ |L[:k]| (or ÷ k); NaN for an empty list (0 ÷ k = 0)."""
+    shown = _shown_rows(a, m)
+    sums = a.per_query_sum(values, shown)
+    if divide_by_k:
+        return sums / float(m.cutoff)  # type: ignore[arg-type]  # checked by the caller
+    length = a.num_retrieved() if m.cutoff is None else np.minimum(a.num_retrieved(), float(m.cutoff))
+    out = np.full(a.num_queries, np.nan)
+    np.divide(sums, length, out=out, where=length > 0)
+    return out
+
+
+def _checked(m: Measure, known: dict[str, tuple[str, ...]]) -> None:
+    """Refuse a parameter value the kernel does not implement, as :func:`rankwise.kernels._option` does: a kernel
+    never falls through to another variant's formula."""
+    for name, values in known.items():
+        value = m.option(name)
+        if value is not None and value not in values:
+            raise MeasureError(f"{m}: no kernel for {name}={value!r} (implemented: {', '.join(values)})")
+
+
+_GLOBAL_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    "Coverage": {"over": ("catalog", "train", "count"), "count": ("recommended", "known")},
+    "Gini": {},
+    "Entropy": {"log": ("log2", "ln"), "divide": ("none", "items")},
+}
+
+
+def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Global measures have no per-query value: NaN (their aggregate comes from :func:`global_inputs`)."""
+    _checked(m, _GLOBAL_CHOICES[m.name])
+    return np.full(a.num_queries, np.nan)
+
+
+def novelty(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items."""
+    return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
+
+
+def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """SelfInformation@k = Σ_{i ∈ L[:k]} I(i) / D, I(i) = −log2 p(i) per the measure's options; D = |L[:k]| or
+    k (|L| without a cutoff)."""
+    _checked(m, {"popularity": ("users", "interactions"), "cold": ("one_user", "zero"), "normalise": ("no", "yes"),
+                 "divide": ("list", "k"), "mean": ("query", "rows")})  # fmt: skip
+    training = a.training
+    if training is None:
+        raise MeasureError(f"{m} needs the training interactions: pass train= (--train FILE)")
+    users, pairs = training.totals(str(m))
+    total = users if m.get("popularity") == "users" else pairs
+    counts = item_popularity(a, str(m))
+    information = self_information_of(counts, total, str(m.get("cold")), m.get("normalise") == "yes")
+    divide_by_k = m.get("divide") == "k" and m.get("mean") == "query" and m.cutoff is not None
+    return _list_mean(a, m, information, divide_by_k)
+
+
+def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes)."""
+    _checked(m, {"popularity": ("users", "interactions"), "share": ("no", "yes")})
+    phi = item_popularity(a, str(m))
+    if m.get("share") == "yes":
+        users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # item_popularity checked it
+        phi = phi / (users if m.get("popularity") == "users" else pairs)
+    return _list_mean(a, m, phi)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Global measures: inputs per query range, one aggregate
+
+
+def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregation_inputs` names
+    them ``items``, ``size`` and ``rows_per_query``): the key of every counted row (rows in the top k; for Coverage
+    with count=known only items of the set it divides by), the size with each row (the catalogue size or the number
+    of training items, the same for every row; 0 when unused: every input but the values is per row, so that query
+    ranges gathered in any order stay aligned), and the number of counted rows of each query."""
+    rows = _shown_rows(a, m)
+    keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
+    size = 0
+    if m.name == "Gini" or (m.name == "Coverage" and m.get("over") != "count"):
+        size, items = _denominator(a, m)
+        if m.name == "Coverage" and m.get("count") == "known" and items is not None:
+            keep &= in_items(a, items)  # a catalogue given as a number holds every recommended item
+    elif m.name == "Coverage" and m.get("count") == "known":
+        raise MeasureError(f"{m}: count=known counts items of the catalogue: give over=catalog or over=train")
+    keys = item_keys(a)[keep]
+    if size >= 2**32:
+        raise MeasureError(f"{m}: a catalogue of {size} items is beyond 2^32")
+    return keys, np.full(len(keys), size, dtype=np.uint32), np.bincount(a.qidx[keep], minlength=a.num_queries)
+
+
+def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
+    """(size, items) of what Coverage divides by or Gini spreads over."""
+    if m.name == "Coverage" and m.get("over") == "train":
+        if a.training is None:
+            raise MeasureError(f"{m} needs the training interactions: pass train= (--train FILE)")
+        items = a.training.items(str(m))
+        return items.len(), items
+    if a.training is None:
+        return catalogue_size(None, None, str(m))
+    return a.training.catalogue(str(m))
+
+
+def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
+    """The aggregate of a global measure from :func:`global_inputs` of all queries (concatenated)."""
+    counts = pl.Series(inputs["items"]).unique_counts().to_numpy()
+    sizes = inputs["size"]
+    size = int(sizes[0]) if len(sizes) else 0
+    if m.name == "Coverage":
+        over = str(m.get("over"))
+        if over == "catalog" and counts.size > size:
+            raise MeasureError(f"{m}: the lists hold {counts.size} distinct items, more than the catalogue's {size}")
+        return coverage_from(counts.size, size, over) if len(sizes) else 0.0
+    if m.name == "Gini":
+        if counts.size > size:
+            raise MeasureError(f"{m}: the lists hold {counts.size} distinct items, more than the catalogue's {size}")
+        return gini_from_counts(counts, size) if len(sizes) else math.nan
+    return entropy_from_counts(counts, 2.0 if m.get("log") == "log2" else math.e, m.get("divide") == "items")
+
+
+def reads_all_training(m: Measure) -> bool:
+    """Whether ``m`` reads statistics of all training interactions (item popularity, the training items), not only
+    each user's own: SelfInformation, ARP, Coverage over or counting the training items."""
+    return m.name in ("SelfInformation", "ARP") or (m.name == "Coverage" and (m.get("over") == "train"
+                                                                            or m.get("count") == "known"))
+
+
+def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]]) -> None:
+    """Refuse, on an engine whose tasks see only their own users' training interactions (Spark), a measure that
+    reads all of them (:func:`reads_all_training`)."""
+    for key, measure in pairs:
+        if reads_all_training(measure):
+            raise MeasureError(f"{key}: each Spark task sees only its users' training interactions and this measure "
+                               "reads all of them (item popularity, the training items): use rankwise.evaluate")
