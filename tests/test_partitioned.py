@@ -230,3 +230,13 @@ def test_sampled_candidates_get_a_note_in_memory_and_in_partitions(monkeypatch: 
     assert not any(n.startswith("sampled") for n in rankwise.evaluate(truth, top_k, ["nDCG@10"]).notes())
     uneven = recs.with_row_index("i").filter(pl.col("i") != 3 * 101 + 100).drop("i")  # user 3: 100 candidates
     assert not any(n.startswith("sampled") for n in rankwise.evaluate(truth, uneven, ["nDCG@10"]).notes())
+
+
+def test_parquet_duplicate_across_blocks_names_its_row(tmp_path: Path, small_parts: None) -> None:
+    """Named columns (run_columns=) are read again with the same names to locate a pair repeated in another block."""
+    rows = [(f"q{i % 7}", f"d{i}", float(i % 3)) for i in range(120)] + [("q0", "d0", 9.0)]
+    path = tmp_path / "run.parquet"
+    pl.DataFrame(rows, schema=["u", "i", "s"], orient="row").write_parquet(path)
+    with pytest.raises(rankwise.RankwiseError, match=re.escape(f"{path} row 120: query 'q0' doc 'd0' appears twice "
+                                                                  f"in the run (first at {path} row 0)")):  # fmt: skip
+        rankwise.evaluate({"q0": {"d0": 1}}, path, ["P@5"], stream=True, run_columns=("u", "i", "s"))

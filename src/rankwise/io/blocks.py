@@ -19,7 +19,7 @@ import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from .table import Origin, Table
-from .tabular import frame_to_table
+from .tabular import check_columns, frame_to_table
 from .trec import parse_trec, refuse_other_compression
 
 BLOCK_BYTES = 64 << 20
@@ -55,6 +55,7 @@ def run_blocks(
     """The run at ``source`` in blocks (see the module docstring); raises :class:`EmptyInputError` when it has no
     row at all. Blocks of ``block_bytes`` (TREC text) or ``block_rows`` (parquet); defaults :data:`BLOCK_BYTES`,
     :data:`BLOCK_ROWS`."""
+    columns = check_columns(columns, "run")
     path = Path(source)
     if not path.is_file():
         raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: is a directory, not a file")

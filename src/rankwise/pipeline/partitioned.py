@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,10 @@ def evaluate_in_partitions(
     judgments = load_qrels(qrels, qrels_columns, plan.threshold)
     report = progress or (lambda stage, done, total: None)
     with tempfile.TemporaryDirectory(prefix="rankwise-") as folder:
-        spill = _spill(Path(folder), run_blocks(run, run_columns, **(block_options or {})), judgments, report)
+        def blocks() -> Iterator[Block]:
+            return run_blocks(run, run_columns, **(block_options or {}))
+
+        spill = _spill(Path(folder), blocks, judgments, report)
         judgments = spill.qrels
         queries = _query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
         num_partitions = _route(spill, queries)
@@ -149,7 +152,7 @@ class _Spill:
     locate: Callable[[int], str]
 
     def block_file(self, block: int) -> Path:
-        return self.folder / f"block-{block}.arrow"
+        return _block_file(self.folder, block)
 
     def partition_file(self, partition: int, block: int) -> Path:
         return self.folder / f"partition-{partition}-block-{block}.arrow"
@@ -176,14 +179,19 @@ class _SourceOrigin(Origin):
         return self.find(int(self.source_rows[row]))
 
 
-def _spill(folder: Path, blocks: Any, qrels: Table, report: Progress) -> _Spill:
-    """Write every block to ``folder`` (ids as the qrels' type, or both as text), counting run rows per query."""
+def _block_file(folder: Path, block: int) -> Path:
+    return folder / f"block-{block}.arrow"
+
+
+def _spill(folder: Path, blocks: Callable[[], Iterator[Block]], qrels: Table, report: Progress) -> _Spill:
+    """Write every block of ``blocks()`` to ``folder`` (ids as the qrels' type, or both as text), counting run rows
+    per query; an error in a partition is located by reading the blocks again."""
     counts: list[pl.DataFrame] = []
     notes: list[str] = []
     run_name, num_blocks, source = None, 0, ""
     empty_run = None
     block: Block
-    for block in blocks:
+    for block in blocks():
         table = block.table
         if num_blocks == 0:
             source, run_name = table.origin.name, table.run_name
@@ -193,7 +201,7 @@ def _spill(folder: Path, blocks: Any, qrels: Table, report: Progress) -> _Spill:
             table = table.with_text_ids()
         source_row = (pl.col(ROW).cast(pl.UInt64) + block.first_row).alias(_SOURCE_ROW)
         frame = table.frame.select(QID, DOCID, VALUE, source_row)
-        frame.write_ipc(folder / f"block-{num_blocks}.arrow")
+        frame.write_ipc(_block_file(folder, num_blocks))
         counts.append(frame.group_by(QID).len())
         notes.extend(table.notes)
         empty_run = frame.clear()
@@ -201,15 +209,14 @@ def _spill(folder: Path, blocks: Any, qrels: Table, report: Progress) -> _Spill:
         report("reading", block.done, block.total)
     assert empty_run is not None  # run_blocks raises for a run without rows
     per_query = pl.concat(counts).group_by(QID).agg(pl.col("len").sum())
-    first = Path(source)
     return _Spill(folder, source, qrels, per_query, num_blocks, run_name, tuple(dict.fromkeys(notes)), empty_run,
-                  lambda row: _locate(first, row))  # fmt: skip
+                  lambda row: _locate(blocks(), source, row))  # fmt: skip
 
 
-def _locate(source: Path, row: int) -> str:
-    """Where row ``row`` of the run file is (its line for TREC text): the file is read again up to it (only an
+def _locate(blocks: Iterator[Block], source: str, row: int) -> str:
+    """Where row ``row`` of the run file is (its line for TREC text): the blocks are read again up to it (only an
     error message needs this)."""
-    for block in run_blocks(source):
+    for block in blocks:
         if row < block.first_row + block.table.frame.height:
             return block.table.origin.locate(row - block.first_row)
     return f"{source} row {row}"
