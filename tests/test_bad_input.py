@@ -13,13 +13,12 @@ import numpy as np
 import pandas as pd
 import polars as pl
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import rankwise
+from conftest import run_cli as _cli
 from rankwise import InputError, MeasureError, RankwiseError
-from rankwise.cli import main
 
 GOOD_QRELS = "q1 0 d1 1\nq1 0 d2 0\nq2 0 d3 2\n"
 GOOD_RUN = "q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\nq2 Q0 d3 1 0.5 t\n"
@@ -264,11 +263,6 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path: Path, args: list[str], me
 def test_explain_with_a_huge_cutoff_is_one_line() -> None:
     code, out, err = _cli("explain", "P@" + LONG)
     assert (code, out) == (2, "") and err.count("\n") == 1 and "is too large" in err
-
-
-def _cli(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 # ------------------------------------------------------------------- the fuzzers, at a budget the suite can afford

@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from rankwise.cli import main
+from conftest import run_cli as invoke
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "src" / "rankwise" / "examples"
 QRELS, RUN = str(EXAMPLES / "qrels.txt"), str(EXAMPLES / "run.txt")
@@ -27,11 +26,6 @@ def small(tmp_path: Path) -> tuple[str, str]:
     q.write_text(SMALL_QRELS)
     r.write_text(SMALL_RUN)
     return str(q), str(r)
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_trec_format_is_trec_eval_layout(small: tuple[str, str]) -> None:

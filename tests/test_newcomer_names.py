@@ -8,11 +8,10 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from click.testing import CliRunner
 
 import rankwise
+from conftest import run_cli as invoke
 from rankwise import InputError, MeasureError
-from rankwise.cli import main
 from rankwise.measures import parse_measures
 from rankwise.pipeline.plan import resolve_measures
 
@@ -27,11 +26,6 @@ def files(tmp_path: Path) -> tuple[str, str]:
     TRUTH.write_csv(truth)
     RECS.write_csv(recs)
     return str(truth), str(recs)
-
-
-def invoke(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(main, list(args))
-    return result.exit_code, result.stdout, result.stderr
 
 
 # ------------------------------------------------------------------------------------------------ -k naming
