@@ -17,7 +17,7 @@ import polars as pl
 from .errors import InputError
 from .io.table import DOCID, QID, VALUE, Table
 from .policies import Policies, QuerySet, ScorePrecision, TiePolicy
-from .rowops import group_order, id_codes, lookup, text_order, text_order_codes
+from .rowops import group_order, id_codes, lookup, run_starts, text_order, text_order_codes
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -131,14 +131,15 @@ def _order_ties(
     """``order`` (rows grouped by query, by score descending, equal scores in input order) with each group of equal
     (query, score) rows put in doc-id order under ``ties``; ``doc_code`` indexes ``doc_ids`` per row. Only the
     tied rows' ids are ranked, once per distinct id."""
-    tied_with_next = (qidx[1:] == qidx[:-1]) & (score[1:] == score[:-1])
+    starts = run_starts(qidx, score)
+    tied_with_next = ~starts[1:]
     if not tied_with_next.any():
         return order
     in_group = np.zeros(len(qidx), dtype=bool)
     in_group[1:] |= tied_with_next
     in_group[:-1] |= tied_with_next
     rows = np.flatnonzero(in_group)
-    group = np.cumsum(np.concatenate(([True], ~tied_with_next)))[rows]
+    group = np.cumsum(starts)[rows]
     group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
     present, local = np.unique(doc_code[order[rows]], return_inverse=True)
     within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_ids.gather(present))[local])
@@ -246,9 +247,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
     tie_group = None
     if policies.ties is TiePolicy.AVERAGE:
-        new_group = np.ones(len(qidx), dtype=bool)
-        new_group[1:] = (qidx[1:] != qidx[:-1]) | (score[1:] != score[:-1])
-        tie_group = np.cumsum(new_group) - 1
+        tie_group = np.cumsum(run_starts(qidx, score)) - 1
     run_only, qrels_only = sets.text(sets.in_run & ~sets.in_qrels), sets.text(sets.in_qrels & ~sets.in_run)
     accounting = QueryAccounting(
         evaluated=num_queries,

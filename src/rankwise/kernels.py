@@ -16,6 +16,7 @@ from .beyond_kernels import average_popularity, global_aggregate, global_inputs,
 from .beyond_kernels import undefined_per_query as global_per_query
 from .errors import MeasureError
 from .measures.spec import Measure, ParamValue
+from .rowops import run_starts
 
 Kernel = Callable[[Aligned, Measure, int], np.ndarray]
 MIN_GEO_MEAN = 1e-5
@@ -38,16 +39,6 @@ def _option(m: Measure, name: str, known: tuple[str, ...]) -> ParamValue | None:
     return value
 
 
-def _run_starts(*keys: np.ndarray) -> np.ndarray:
-    """Bool per row: the row starts a new run of equal ``keys`` (rows with equal keys adjacent), e.g. a new group
-    of tied scores within a query for keys (query, score)."""
-    starts = np.zeros(len(keys[0]), dtype=bool)
-    starts[:1] = True
-    for key in keys:
-        starts[1:] |= key[1:] != key[:-1]
-    return starts
-
-
 def _in_cutoff(a: Aligned, m: Measure, rank: np.ndarray | None = None) -> np.ndarray | None:
     """Rows within the cutoff (None without one): rank ≤ k, or ≤ k + 1 with ``within=k_plus_1``; ``rank`` is
     the rank each row is scored at (its position unless :func:`_scored_rank` says otherwise)."""
@@ -65,7 +56,7 @@ def _scored_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     basis = _option(m, "rank", ("position", "optimistic", "among_nonrelevant"))
     if basis is None or basis == "position" or not len(a.rank):
         return a.rank
-    starts = _run_starts(a.qidx, a.score)
+    starts = run_starts(a.qidx, a.score)
     group_start = np.maximum.accumulate(np.where(starts, np.arange(len(starts)), 0))
     if basis == "optimistic":
         return a.rank[group_start]
@@ -227,7 +218,7 @@ def _tie_group_ends(a: Aligned, m: Measure) -> np.ndarray:
     rows = ends if keep is None else np.flatnonzero(keep)
     if not len(rows):
         return ends
-    starts = _run_starts(a.qidx[rows], a.score[rows], rows - np.arange(len(rows)))  # a gap in rows: beyond k
+    starts = run_starts(a.qidx[rows], a.score[rows], rows - np.arange(len(rows)))  # a gap in rows: beyond k
     group = np.cumsum(starts) - 1
     last = np.append(np.flatnonzero(starts)[1:], len(rows)) - 1
     ends[rows] = rows[last[group]]
@@ -447,7 +438,7 @@ def _tied_pairs(q: np.ndarray, keys: tuple[np.ndarray, ...], num_queries: int) -
     """Per query: Σ t(t−1)/2 over the runs of equal ``keys`` (rows sorted so equal keys are adjacent)."""
     if not len(q):
         return np.zeros(num_queries)
-    first = np.flatnonzero(_run_starts(q, *keys))
+    first = np.flatnonzero(run_starts(q, *keys))
     t = np.diff(np.append(first, len(q))).astype(np.float64)
     return np.bincount(q[first], weights=t * (t - 1) / 2.0, minlength=num_queries)
 
@@ -496,7 +487,7 @@ def _pair_order_counts(
     n_neg = np.bincount(group[negative], minlength=num_groups).astype(np.float64)
     if n == 0:
         return np.zeros(num_groups), n_pos, n_neg
-    starts = _run_starts(group, score)
+    starts = run_starts(group, score)
     block = np.cumsum(starts) - 1
     block_neg = np.bincount(block, weights=negative.astype(np.float64))
     block_end = np.append(np.flatnonzero(starts)[1:], n) - 1

@@ -43,7 +43,7 @@ def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
         dense = _dense_integer_codes(columns)
         if dense is not None:
             return dense
-    starts = [_run_starts(c) for c in columns]
+    starts = [_id_runs(c) for c in columns]
     if any(start is not None for start in starts):  # code each run of equal ids once (a run's rows per query)
         heads = [c if start is None else c.filter(pl.Series(start)) for c, start in zip(columns, starts)]
         head_codes, distinct = id_codes(*heads)
@@ -65,13 +65,23 @@ def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
     return [j.get_column("code").to_numpy() for j in joins], distinct
 
 
-def _run_starts(ids: pl.Series) -> np.ndarray | None:
+def _id_runs(ids: pl.Series) -> np.ndarray | None:
     """Bool per row: the row's id differs from the previous row's; None unless the rows form runs of 4 or more on
     average (ids written query by query), where coding each run once pays."""
     if len(ids) < 64:
         return None
     starts = ids.ne_missing(ids.shift(1)).to_numpy()
     return starts if 4 * np.count_nonzero(starts) <= len(ids) else None
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Bool per row: the row starts a new run of equal ``keys`` (rows with equal keys adjacent), e.g. a new group
+    of tied scores within a query for keys (query, score)."""
+    starts = np.zeros(len(keys[0]), dtype=bool)
+    starts[:1] = True
+    for key in keys:
+        starts[1:] |= key[1:] != key[:-1]
+    return starts
 
 
 def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
