@@ -296,3 +296,13 @@ def test_spark_chunks_equal_the_local_engine(spark: object, partitions: int) -> 
     for measure in ("SelfInformation@5", "ARP", "Coverage(over=train)", "Coverage(count=known)"):
         with pytest.raises(rankwise.MeasureError, match="each Spark task sees only its users' training"):
             rankwise.spark.evaluate(_frame(spark, qrels), _frame(spark, run), [measure], train=_frame(spark, train))
+
+
+def test_a_dialect_grouping_a_global_measure_apart_names_what_it_needs() -> None:
+    """Under RePlay, Coverage is over the training items and sits in a query group of its own, leaving the main
+    group empty: with only catalog=, the error names the missing training interactions (it named the catalogue rule
+    of measures that were not asked for)."""
+    qrels, run = {"u": {"a": 1}}, {"u": {"a": 1.0, "b": 0.5}}
+    assert rankwise.evaluate(qrels, run, ["Coverage@10"], catalog=10).aggregate["Coverage@10"] == 0.2
+    with pytest.raises(rankwise.RankwiseError, match=r"needs the training interactions: pass train="):
+        rankwise.evaluate(qrels, run, ["Coverage@10"], catalog=10, dialect="replay")

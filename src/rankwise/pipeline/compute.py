@@ -145,12 +145,14 @@ def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
         )
 
 
-def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any,
-                    measures: Iterable[Measure] = ()) -> Aligned:  # fmt: skip
+def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, measures: Iterable[Measure]) -> Aligned:
     """``aligned`` with each query's candidate count (see :func:`candidate_counts`) and what the beyond-accuracy
     measures read of the training interactions and the catalogue (:class:`rankwise.training.Training`). A catalogue
-    without training interactions is refused unless a global measure (Coverage, Gini) reads it alone."""
-    alone = train is None and any(m.spec.aggregate == "global" for m in measures)
+    without training interactions is refused unless a global measure (Coverage, Gini) of the group's ``measures``
+    reads it alone, or the group has no measure (a dialect may put a global measure in a group of its own, leaving
+    the evaluation's main group empty)."""
+    measures = list(measures)
+    alone = train is None and (not measures or any(m.spec.aggregate == "global" for m in measures))
     aligned.num_candidates = None if alone else candidate_counts(aligned.query_ids, train, catalog)
     aligned.training = Training(train, catalog) if train is not None or catalog is not None else None
     return aligned
