@@ -21,7 +21,7 @@ import rankwise
 DATA = Path(__file__).resolve().parent / "data"
 ACCURACY = ["nDCG@10", "AP@10", "RR@10", "HitRate@10", "P@10", "R@10"]
 GLOBAL = ["Coverage@10", "Gini@10", "Entropy@10"]
-BEYOND = [*GLOBAL, "Novelty@10", "SelfInformation@10", "ARP@10"]
+BEYOND = [*GLOBAL, "Novelty@10", "SelfInformation@10", "ARP@10", "LongTail@10"]
 
 
 def main() -> None:
@@ -34,7 +34,7 @@ def main() -> None:
     cases = {
         "six accuracy measures, --dialect replay": (ACCURACY, {"dialect": "replay"}),
         "Coverage + Gini + Entropy, catalog=": (GLOBAL, {"catalog": 50_000}),
-        "six beyond-accuracy measures, train=": (BEYOND, {"train": train}),
+        "seven beyond-accuracy measures, train=": (BEYOND, {"train": train}),
         "six accuracy measures, --dialect replay, train=": (ACCURACY, {"dialect": "replay", "train": train}),
     }
     for name, (measures, options) in cases.items():

@@ -13,11 +13,14 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankwise
 from conftest import close
 from rankwise.pipeline import partitioned
 from rankwise.recsys import beyond
+from rankwise.training import TrainingIndex
 from test_recsys_beyond import CASES, RECS, TRAIN, _case, ms  # noqa: F401  (ms: a fixture)
 from test_spark import spark  # noqa: F401  (a fixture)
 
@@ -145,7 +148,8 @@ def test_equals_beyond_under_every_dialect(case: str) -> None:
         "rectools": {"SelfInformation": lambda: beyond.self_information(recs, k=k, train=train, dialect="rectools"),
                      "ARP": lambda: beyond.average_popularity(recs, k=k, train=train, dialect="rectools")},
         "elliot": {"Coverage": lambda: beyond.coverage(recs, k=k, dialect="elliot"),
-                   "ARP": lambda: beyond.average_popularity(recs, k=k, train=train, dialect="elliot")},
+                   "ARP": lambda: beyond.average_popularity(recs, k=k, train=train, dialect="elliot"),
+                   "LongTail": lambda: beyond.long_tail(recs, k=k, train=train, dialect="elliot")},
         "lenskit": {"Gini": lambda: beyond.gini_index(recs, k=k, catalog=len(catalogue))},
     }.items():  # fmt: skip
         catalog = catalogue if dialect == "rs_metrics" else len(catalogue) if dialect == "lenskit" else None
@@ -155,14 +159,21 @@ def test_equals_beyond_under_every_dialect(case: str) -> None:
             _same_as_beyond(result, f"{name}@{k}", reference())
     # RecBole: its lists are its test users' (users with a relevant item), so the query set is the dialect's own
     full = recs.filter(pl.len().over("user_id") >= 3)
-    result = _evaluate(truth, full, ["Entropy@3", "Gini@3", "Coverage@3"], dialect="recbole", catalog=n_items + 1,
-                       train=train)  # fmt: skip
+    result = _evaluate(truth, full, ["Entropy@3", "Gini@3", "Coverage@3", "LongTail@3"], dialect="recbole",
+                       catalog=n_items + 1, train=train)  # fmt: skip
     users = truth.get_column("user_id").unique().implode()
     evaluated = full.filter(pl.col("user_id").is_in(users))
     assert close(result.aggregate["Entropy@3"], beyond.shannon_entropy(evaluated, k=3, dialect="recbole").value)
     assert close(result.aggregate["Gini@3"], beyond.gini_index(evaluated, k=3, catalog=n_items + 1).value)
     assert close(result.aggregate["Coverage@3"],
                  beyond.coverage(evaluated, k=3, catalog=n_items + 1, dialect="recbole").value)  # fmt: skip
+    _same_as_beyond(result, "LongTail@3", beyond.long_tail(evaluated, k=3, train=train, dialect="recbole"))
+    # the other long-tail variants, named explicitly: ACLT, an absolute tail cut, another head share
+    variants = {"LongTail(count=yes)@5": {"count": True}, "LongTail(tail_ratio=2)@5": {"tail_ratio": 2.0},
+                "LongTail(head_share=0.5)@5": {"head_share": 0.5}}
+    result = _evaluate(truth, recs, list(variants), train=train)
+    for key, options in variants.items():
+        _same_as_beyond(result, key, beyond.long_tail(recs, k=5, train=train, **options))  # type: ignore[arg-type]
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -306,3 +317,55 @@ def test_a_dialect_grouping_a_global_measure_apart_names_what_it_needs() -> None
     assert rankwise.evaluate(qrels, run, ["Coverage@10"], catalog=10).aggregate["Coverage@10"] == 0.2
     with pytest.raises(rankwise.RankwiseError, match=r"needs the training interactions: pass train="):
         rankwise.evaluate(qrels, run, ["Coverage@10"], catalog=10, dialect="replay")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The training index against sets of pairs: repeated pairs, integer or text ids, users without a list
+
+
+@settings(max_examples=60, deadline=None)
+@given(pairs=st.lists(st.tuples(st.integers(0, 30), st.integers(0, 12)), min_size=1, max_size=120),
+       as_text=st.booleans())  # fmt: skip
+def test_training_index_equals_sets(pairs: list[tuple[int, int]], as_text: bool) -> None:
+    users, items = zip(*pairs)
+    frame = pl.DataFrame({"query_id": list(users), "doc_id": list(items)})
+    if as_text:
+        frame = frame.select(pl.all().cast(pl.String))
+    index = TrainingIndex.of(frame)
+    distinct = set(pairs)
+    assert index.users.to_list() == sorted({str(u) for u in users})  # text order: "10" before "9"
+    assert index.num_pairs == len(distinct)
+    item_text = index.items.to_list()
+    assert sorted(item_text) == sorted({str(i) for i in items})
+    assert {item_text[i]: n for i, n in enumerate(index.item_users)} == \
+        {str(i): sum(1 for _, j in distinct if j == i) for i in set(items)}  # fmt: skip
+    for code, user in enumerate(index.users.to_list()):
+        mine = index.user_items[index.offsets[code] : index.offsets[code + 1]]
+        assert list(mine) == sorted(mine) and {item_text[i] for i in mine} == {str(i) for u, i in distinct
+                                                                                  if str(u) == user}  # fmt: skip
+    asked = [str(u) for u in range(-2, 34)] + ["x"]
+    expected = [index.users.to_list().index(q) if q in index.users.to_list() else -1 for q in asked]
+    assert index.user_codes(asked).tolist() == expected
+
+
+@settings(max_examples=30, deadline=None)
+@given(train=st.lists(st.tuples(st.integers(0, 8), st.integers(0, 15)), min_size=1, max_size=80),
+       recs=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 20)), min_size=1, max_size=60, unique=True),
+       integer_train=st.booleans())  # fmt: skip
+def test_novelty_and_popularity_equal_sets(train: list[tuple[int, int]], recs: list[tuple[int, int]],
+                                           integer_train: bool) -> None:  # fmt: skip
+    """Novelty and ARP from the index equal set arithmetic, with the training ids typed differently from the
+    lists' (matched by text)."""
+    train_frame = pl.DataFrame({"user_id": [u for u, _ in train], "item_id": [i for _, i in train]})
+    if not integer_train:
+        train_frame = train_frame.select(pl.all().cast(pl.String))
+    run = pl.DataFrame({"user_id": [f"{u}" for u, _ in recs], "item_id": [f"{i}" for _, i in recs],
+                        "score": [float(n % 7) for n in range(len(recs))]})  # fmt: skip
+    truth = run.group_by("user_id").first().select("user_id", "item_id")
+    result = _evaluate(truth, run, ["Novelty", "ARP"], train=train_frame)
+    seen = {(str(u), str(i)) for u, i in train}
+    popularity = {str(i): len({u for u, j in train if j == i}) for _, i in train}
+    for user, values in result.per_query.items():
+        listed = [str(i) for u, i in recs if str(u) == user]
+        assert close(values["Novelty"], 1 - sum((user, i) in seen for i in listed) / len(listed))
+        assert close(values["ARP"], sum(popularity.get(i, 0) for i in listed) / len(listed))

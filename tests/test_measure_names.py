@@ -46,11 +46,9 @@ def _all_measure_strings() -> list[str]:
         combos: list[list[str]] = [[]]
         combos += [[f"{p.name}={v}"] for p, values in zip(spec.params, options) for v in values]
         widest = max((len(values) for values in options), default=0)
-        if len(spec.params) > 1:
-            combos += [
-                [f"{p.name}={values[i % len(values)]}" for p, values in zip(spec.params, options)]
-                for i in range(widest)
-            ]
+        together = [(p, values) for p, values in zip(spec.params, options) if p.name not in spec.exclusive[1:]]
+        if len(together) > 1:  # of alternative parameters (spec.exclusive) only the first
+            combos += [[f"{p.name}={values[i % len(values)]}" for p, values in together] for i in range(widest)]
         for given in combos:
             for cutoff in _cutoff_texts(spec):
                 text = spec.name + (f"({','.join(given)})" if given else "")
@@ -64,7 +62,9 @@ ALL_STRINGS = _all_measure_strings()
 def test_every_family_is_covered():
     names = {s.split("(")[0].split("@")[0] for s in ALL_STRINGS}
     assert names == {spec.name for spec in FAMILIES}
-    assert len(FAMILIES) == 32 + 2 + 6  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty, SelfInformation, ARP
+    assert len(FAMILIES) == 32 + 2 + 7 + 13 + 9  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty, SelfInformation,
+    # ARP, LongTail; + INST, INSQ, BPM, NERR8-11, SDCG, Compat, CoverageError, LabelRankingLoss, FallOut,
+    # RecallAtPrecision; + alpha-DCG, alpha-nDCG, ERR-IA, nERR-IA, NRBP, nNRBP, AP-IA, P-IA, StRecall
     assert len(ALL_STRINGS) > 300
 
 

@@ -28,6 +28,11 @@ def _values(param) -> list:
     return values
 
 
+def _subtopics(qrels: dict) -> dict:
+    """Subtopic judgments for the intent-aware measures: each judgment under subtopic 1, and a second subtopic."""
+    return {q: {"1": docs, "2": {d: 1 for d in list(docs)[:1]}} for q, docs in qrels.items()}
+
+
 def _cutoff(spec) -> float | None:
     return {"rank": 5, "recall": 0.5}.get(spec.cutoff or "") if spec.cutoff_required else None
 
@@ -44,7 +49,8 @@ def test_every_parameter_value_of_every_family_constructs_and_computes(spec) -> 
                 with pytest.raises(MeasureError, match=r"has grade 2, above max_grade="):
                     rankwise.evaluate(qrels, run, [measure])
                 continue
-            result = rankwise.evaluate(qrels, run, [measure], train={"q": ["t"]}, catalog=10)  # Elliot's AUC
+            result = rankwise.evaluate(qrels, run, [measure], train={"q": ["t"]}, catalog=10,  # Elliot's AUC
+                                       subtopics=_subtopics(qrels))  # intent-aware measures  # fmt: skip
             assert len(result.values[0]) == 2
 
 
@@ -117,7 +123,7 @@ def test_kernels_refuse_a_value_they_do_not_implement(spec) -> None:
         # AUC's mean chooses the aggregation (Measure.aggregation); every other parameter reaches a kernel
         expected = "no aggregation " if (spec.name, param.name) == ("AUC", "mean") else f"no kernel for {param.name}="
         with pytest.raises(MeasureError, match=f"{expected}'no_such_value'"):
-            rankwise.evaluate(qrels, run, [measure])
+            rankwise.evaluate(qrels, run, [measure], subtopics=_subtopics(qrels))
 
 
 def test_dcg_means_do_not_overflow_and_overflowing_values_are_refused() -> None:

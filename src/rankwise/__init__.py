@@ -15,6 +15,7 @@ from .dialects import get_dialect
 from .errors import InputError, MeasureError, RankwiseError
 from .evaluate import EvaluationResult, evaluate
 from .io import load_qrels, load_run
+from .io.subtopics import load_subtopic_qrels
 from .measures import Measure, parse_measure, parse_measures
 from .policies import Policies, QuerySet, TiePolicy
 
@@ -36,6 +37,7 @@ __all__ = [
     "get_dialect",
     "load_qrels",
     "load_run",
+    "load_subtopic_qrels",
     "parse_measure",
     "parse_measures",
 ]

@@ -67,6 +67,9 @@ class Aligned:
     training: Any = None
     """The training interactions and catalogue the beyond-accuracy measures read
     (:class:`rankwise.training.Training`; attached after alignment, None without them)."""
+    subtopics: Any = None
+    """The subtopic judgments the intent-aware measures read (:class:`rankwise.io.subtopics.SubtopicJudgments`;
+    attached after alignment, None without them)."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     @property

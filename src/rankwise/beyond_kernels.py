@@ -20,7 +20,15 @@ import polars as pl
 from .aligned import Aligned
 from .errors import MeasureError
 from .measures.spec import Measure
-from .training import catalogue_size, in_items, item_keys, item_popularity, seen_in_training
+from .training import (
+    catalogue_size,
+    in_items,
+    item_keys,
+    item_popularity,
+    per_row_of_items,
+    seen_in_training,
+    training_index,
+)
 
 # ----------------------------------------------------------------------------------------------------------------
 # Formulas (also used by rankwise.recsys.beyond)
@@ -64,6 +72,36 @@ def self_information_of(counts: np.ndarray, total: int, cold: str, normalise: bo
     if normalise:
         information = information / math.log2(total) if total > 1 else np.zeros_like(information)
     return information
+
+
+def long_tail_mask(items: pl.Series, users: np.ndarray, head_share: float | None, tail_ratio: float | None
+                   ) -> np.ndarray:  # fmt: skip
+    """Per training item (``items`` as text, ``users`` its number of training users = distinct interactions):
+    whether it is in the long tail, by one of two definitions:
+
+    - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
+      (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
+      crosses included; every other training item is long tail.
+    - ``tail_ratio`` = t (RecBole ``TailPercentage``): t > 1: items with at most t interactions; t ≤ 1: the
+      max(⌊t · n_items⌋, 1) least popular items (ties by item id).
+
+    Ties by item id: ids that are integers in integer order first, then the others as text."""
+    if (head_share is None) == (tail_ratio is None):
+        raise MeasureError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
+    counts = pl.DataFrame({"item": items.cast(pl.String), "len": np.asarray(users, dtype=np.int64),
+                           "at": np.arange(len(items))})  # fmt: skip
+    by_id = [pl.col("item").cast(pl.Int64, strict=False), pl.col("item")]
+    mask = np.zeros(len(items), dtype=bool)
+    if head_share is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], descending=[True, False, False], nulls_last=True)
+        before = ordered.get_column("len").cum_sum() - ordered.get_column("len")
+        mask[ordered.filter(before >= head_share * float(ordered.get_column("len").sum())).get_column("at")] = True
+    elif tail_ratio is not None and tail_ratio > 1:
+        mask[counts.filter(pl.col("len") <= tail_ratio).get_column("at").to_numpy()] = True
+    elif tail_ratio is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], nulls_last=True)
+        mask[ordered.head(max(int(ordered.height * tail_ratio), 1)).get_column("at").to_numpy()] = True
+    return mask
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -140,6 +178,20 @@ def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return _list_mean(a, m, phi)
 
 
+def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT), or |L[:k] ∩ Γ| with count=yes (ACLT); Γ per
+    :func:`long_tail_mask` of the training items."""
+    _checked(m, {"count": ("no", "yes")})
+    tail_ratio = m.get("tail_ratio")
+    head_share = None if tail_ratio is not None else m.get("head_share")
+    index = training_index(a, str(m))
+    in_tail = long_tail_mask(index.items, index.item_users, head_share, tail_ratio)  # type: ignore[arg-type]
+    per_row = per_row_of_items(a, index, in_tail.astype(np.float64))
+    if m.get("count") == "yes":
+        return a.per_query_sum(per_row, _shown_rows(a, m))
+    return _list_mean(a, m, per_row)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Global measures: inputs per query range, one aggregate
 
@@ -197,7 +249,7 @@ def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
 def reads_all_training(m: Measure) -> bool:
     """Whether ``m`` reads statistics of all training interactions (item popularity, the training items), not only
     each user's own: SelfInformation, ARP, Coverage over or counting the training items."""
-    return m.name in ("SelfInformation", "ARP") or (m.name == "Coverage" and (m.get("over") == "train"
+    return m.name in ("SelfInformation", "ARP", "LongTail") or (m.name == "Coverage" and (m.get("over") == "train"
                                                                             or m.get("count") == "known"))
 
 

@@ -13,7 +13,7 @@ from .dialects import DIALECTS, Dialect
 from .errors import InputError, MeasureError, RankwiseError
 from .evaluate import evaluate
 from .io import load_qrels, load_run
-from .io.interactions import load_interactions
+from .io.interactions import read_interactions
 from .io.table import Table
 from .measures import Measure
 from .pipeline.plan import MeasureLike, choose_dialect, rating_threshold, resolve_measures
@@ -112,7 +112,7 @@ def compare_dialects(
     measure_list = [measures] if isinstance(measures, (str, Measure)) else list(measures)
     run_table = load_run(run, run_columns)
     tables: dict[float | None, Table] = {}  # one qrels table per way of reading ratings (binary, or graded for Elliot)
-    train_pairs = load_interactions(train) if train is not None else None
+    train_pairs = read_interactions(train) if train is not None else None
     keys = [key for key, _ in resolve_measures(measure_list, cutoffs)]
     groups: list[dict[str, float]] = []
     rows = []

@@ -9,8 +9,10 @@ from typing import Any
 
 from .dialects import Dialect
 from .errors import InputError
+from .intent_kernels import refuse_without_subtopics
 from .io.blocks import streamable
-from .io.interactions import load_interactions
+from .io.interactions import read_interactions
+from .io.subtopics import load_subtopic_qrels
 from .pipeline.load import load_inputs
 from .pipeline.partitioned import Progress, compute_in_partitions, evaluate_in_partitions
 from .pipeline.plan import MeasureLike, make_plan
@@ -35,6 +37,7 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     train: Any = None,
     catalog: int | Iterable[str] | None = None,
+    subtopics: Any = None,
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> EvaluationResult:
@@ -54,6 +57,12 @@ def evaluate(
     number of items, or the items; by default those seen in training) give each user's candidate items, which
     Elliot's AUC family needs.
 
+    ``subtopics`` (a TREC Web track diversity qrels file, ``query_id subtopic doc_id grade`` per line, or a table or
+    ``{query_id: {subtopic: {doc_id: grade}}}``; :func:`rankwise.load_subtopic_qrels`) are the judgments the
+    intent-aware measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, StRecall) read; they are refused without them.
+    With ``qrels=None``, or ``qrels`` the same file as ``subtopics``, the ordinary judgments are derived from them:
+    each document's largest grade over the query's subtopics.
+
     ``stream=True`` evaluates a run file (TREC text, gzip or parquet) larger than memory: it is read in blocks and
     partitioned by query on disk (:mod:`rankwise.pipeline.partitioned`), with the same numbers as in memory;
     ``None`` (default) does so for run files over :data:`STREAM_BYTES`. ``progress(stage, done, total)`` is called
@@ -64,15 +73,28 @@ def evaluate(
     """
     plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, rel_level=rel_level, ties=ties,
                      queries=queries, depth=depth, scores=scores)  # fmt: skip
+    judgments = load_subtopic_qrels(subtopics) if subtopics is not None else None
+    refuse_without_subtopics(plan.pairs, judgments)
+    if judgments is not None and (qrels is None or _same_file(qrels, subtopics)):
+        qrels = judgments.adhoc_qrels()
     if _streams(run, stream):
-        train_table = load_interactions(train) if train is not None else None
+        train_table = read_interactions(train) if train is not None else None
         inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=catalog,
-                                                qrels_columns=qrels_columns, run_columns=run_columns,
+                                                subtopics=judgments, qrels_columns=qrels_columns,
+                                                run_columns=run_columns,
                                                 progress=progress)  # fmt: skip
     else:
-        inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns)
+        inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns,
+                             subtopics=judgments)
         groups = compute_in_partitions(plan, inputs, catalog)
     return assemble(plan, inputs, groups)
+
+
+def _same_file(qrels: Any, subtopics: Any) -> bool:
+    """Whether ``qrels`` and ``subtopics`` name the same file (the diversity qrels given as both)."""
+    if not (isinstance(qrels, (str, Path)) and isinstance(subtopics, (str, Path))):
+        return False
+    return Path(qrels).resolve() == Path(subtopics).resolve()
 
 
 STREAM_BYTES = 1 << 30

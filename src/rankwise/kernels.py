@@ -12,11 +12,13 @@ from collections.abc import Callable
 import numpy as np
 
 from .aligned import UNJUDGED, Aligned
-from .beyond_kernels import average_popularity, global_aggregate, global_inputs, novelty, self_information
+from .beyond_kernels import average_popularity, global_aggregate, global_inputs, long_tail, novelty, self_information
 from .beyond_kernels import undefined_per_query as global_per_query
 from .errors import MeasureError
+from .intent_kernels import INTENT_KERNELS
 from .measures.spec import Measure, ParamValue
 from .rowops import run_starts
+from .user_model_kernels import USER_MODEL_KERNELS, cwl_rank_biased_precision
 
 Kernel = Callable[[Aligned, Measure, int], np.ndarray]
 MIN_GEO_MEAN = 1e-5
@@ -269,12 +271,18 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
 
 
 def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
-    """gain / log2(i+1), or per ``discount``: gain / ln(i+1), gain / log2(max(i, 2))."""
+    """gain / log2(i+1), or per ``discount``: gain / ln(i+1), gain / log2(max(i, 2)); with ``log_base`` = b,
+    gain / log_b(i+1) (scikit-learn dcg_score)."""
     discount = _option(m, "discount", ("log2", "ln", "log2_max2"))
+    base = int(m.option("log_base") or 2)  # type: ignore[arg-type]  # an int parameter
+    if base != 2 and discount != "log2":
+        raise MeasureError(f"{m}: log_base={base} sets the base of discount=log2, not of discount={discount}")
     if discount == "ln":
         return gains / np.log(rank + 1.0)
     if discount == "log2_max2":
         return gains / np.log2(np.maximum(rank, 2.0))
+    if base != 2:
+        return gains / (np.log(rank + 1.0) / np.log(base))
     return gains / np.log2(rank + 1.0)
 
 
@@ -550,6 +558,7 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     Without both classes: NaN, or per ``one_class`` RePlay's / DL-RS-Eval's 0 and 1. ``form=elliot``:
     Σ_{relevant d in the top k} (1 − n_d / (|L| − R + 1)) / min(k, R) (÷ R without a cutoff), 0 when R = 0.
     """
+    max_fpr = _max_fpr(m)
     if _option(m, "form", ("pairs", "elliot")) == "elliot":
         rows, terms = _elliot_terms(a, m, rel)
         big_r = a.num_relevant(rel)
@@ -557,12 +566,8 @@ def auc(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         return _divide(np.bincount(a.qidx[rows], weights=terms, minlength=a.num_queries), denominator)
     rows = _auc_rows(a, m)
     scores, tie_credit = _auc_scores(a, m)
-    correct, n_pos, n_neg = _pair_order_counts(
-        a.qidx[rows], scores[rows], a.relevant(rel)[rows], a.num_queries, tie_credit
-    )
-    out = np.full(a.num_queries, np.nan)
-    both = (n_pos > 0) & (n_neg > 0)
-    out[both] = correct[both] / (n_pos[both] * n_neg[both])
+    out, n_pos, n_neg = _roc_area(a.qidx[rows], scores[rows], a.relevant(rel)[rows], a.num_queries, tie_credit,
+                                  max_fpr)  # fmt: skip
     one_class = _option(m, "one_class", ("undefined", "replay", "dl_rs_eval"))
     if one_class == "replay":
         out[n_neg == 0] = 1.0
@@ -593,13 +598,139 @@ def _pooled_auc(m: Measure, inputs: dict[str, np.ndarray]) -> float:
     if "terms" in inputs:
         terms = inputs["terms"]
         return float(terms.mean()) if len(terms) else float("nan")
-    tie_credit = _tie_credit(m)
     scores, relevant = inputs["auc_score"], inputs["auc_relevant"]
     order = np.argsort(-scores, kind="stable")
-    correct, n_pos, n_neg = _pair_order_counts(np.zeros(len(order), dtype=np.int64), scores[order], relevant[order],
-                                               1, tie_credit)  # fmt: skip
-    pairs = n_pos[0] * n_neg[0]
-    return float(correct[0] / pairs) if pairs else float("nan")
+    area, _, _ = _roc_area(np.zeros(len(order), dtype=np.int64), scores[order], relevant[order], 1, _tie_credit(m),
+                           _max_fpr(m))  # fmt: skip
+    return float(area[0])
+
+
+def _max_fpr(m: Measure) -> float:
+    """AUC's ``max_fpr`` (1: the whole area). A partial area is read off the ROC curve, on which a tied pair is
+    worth ½: it needs form=pairs with compare=score or compare=rank."""
+    max_fpr = float(m.option("max_fpr") or 1.0)  # type: ignore[arg-type]  # a float parameter
+    if max_fpr < 1.0 and (_tie_credit(m) != 0.5 or m.get("form") != "pairs"):
+        raise MeasureError(f"{m}: max_fpr reads the ROC curve: it needs form=pairs and compare=score or rank")
+    return max_fpr
+
+
+def _roc_area(
+    group: np.ndarray, score: np.ndarray, positive: np.ndarray, num_groups: int, tie_credit: float, max_fpr: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per group (rows grouped, by score descending within a group): the AUC (correctly ordered pairs /
+    (n⁺ · n⁻), a tied pair worth ``tie_credit``), or with ``max_fpr`` < 1 the standardised partial AUC
+    (:func:`_partial_auc`); NaN without both classes. Returns (values, n⁺, n⁻)."""
+    correct, n_pos, n_neg = _pair_order_counts(group, score, positive, num_groups, tie_credit)
+    out = np.full(num_groups, np.nan)
+    both = (n_pos > 0) & (n_neg > 0)
+    if max_fpr < 1.0:
+        out[both] = _partial_auc(group, score, positive, n_pos, n_neg, max_fpr)[both]
+    else:
+        out[both] = correct[both] / (n_pos[both] * n_neg[both])
+    return out, n_pos, n_neg
+
+
+def _partial_auc(
+    group: np.ndarray, score: np.ndarray, positive: np.ndarray, n_pos: np.ndarray, n_neg: np.ndarray, max_fpr: float
+) -> np.ndarray:
+    """Per group: ½(1 + (A − m²/2) / (m − m²/2)), A the area under the ROC curve up to false-positive rate m = max_fpr
+    (McClish 1989): one point (FP/n⁻, TP/n⁺) after each run of equal scores, joined by straight lines from (0, 0),
+    the last segment cut at m (scikit-learn roc_curve and roc_auc_score(max_fpr=m)). Groups without both classes
+    are NaN."""
+    num_groups = len(n_pos)
+    out = np.full(num_groups, np.nan)
+    if not len(group):
+        return out
+    ends = np.append(np.flatnonzero(run_starts(group, score))[1:], len(group)) - 1
+    g = group[ends]
+    sizes = np.bincount(group, minlength=num_groups)
+    group_start = np.cumsum(sizes) - sizes
+    positives_before = np.concatenate(([0], np.cumsum(positive)))
+    tp = (positives_before[ends + 1] - positives_before[group_start[g]]).astype(np.float64)
+    fp = (ends + 1 - group_start[g]) - tp
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x1, y1 = fp / n_neg[g], tp / n_pos[g]
+    new_group = np.ones(len(ends), dtype=bool)
+    new_group[1:] = g[1:] != g[:-1]
+    x0, y0 = np.where(new_group, 0.0, np.roll(x1, 1)), np.where(new_group, 0.0, np.roll(y1, 1))
+    right = np.minimum(x1, max_fpr)
+    share = np.divide(right - x0, x1 - x0, out=np.zeros_like(x1), where=x1 > x0)
+    width = np.maximum(right - x0, 0.0)
+    area = np.bincount(g, weights=width * (y0 + (y0 + (y1 - y0) * share)) / 2.0, minlength=num_groups)
+    low = max_fpr * max_fpr / 2.0
+    return 0.5 * (1.0 + (area - low) / (max_fpr - low))
+
+
+def coverage_error(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """max over the ranked relevant rows of the rank at the end of the row's run of equal scores: the documents
+    scored at least as high (scikit-learn coverage_error); 0 without a relevant ranked document."""
+    relevant = np.flatnonzero(a.relevant(rel))
+    out = np.zeros(a.num_queries)
+    np.maximum.at(out, a.qidx[relevant], a.rank[_tie_group_ends(a, m)[relevant]].astype(np.float64))
+    return out
+
+
+def label_ranking_loss(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """1 − |{(d, e) : d relevant, e not, s_d > s_e}| / (n⁺ · n⁻) over the ranked rows, tied pairs counting as
+    wrongly ordered (scikit-learn label_ranking_loss); 0 when a class is missing."""
+    correct, n_pos, n_neg = _pair_order_counts(a.qidx, a.score, a.relevant(rel), a.num_queries, tie_credit=0.0)
+    pairs = n_pos * n_neg
+    return np.where(pairs > 0, 1.0 - _divide(correct, pairs), 0.0)
+
+
+def recall_at_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """max{H_j / R : j ≤ k, H_j / j ≥ min_precision} over each query's ranked rows, 0 when none qualifies (past the
+    ranking's end H_j stays and P@j falls, so no later j does better than its last row)."""
+    _option(m, "mean", ("query", "curve"))
+    relevant = a.relevant(rel)
+    hits = a.cumulative_within_query(relevant).astype(np.float64)
+    recall_at = _divide(hits, relevant_count(a, m, rel)[a.qidx])
+    counts = (a.rank <= float(m.cutoff)) & (hits / a.rank >= float(m.get("min_precision")))  # type: ignore[arg-type]
+    out = np.zeros(a.num_queries)
+    np.maximum.at(out, a.qidx[counts], recall_at[counts])
+    return out
+
+
+def _precision_recall_curves(a: Aligned, m: Measure, rel: int) -> tuple[np.ndarray, np.ndarray]:
+    """P@j and R@j for j = 1..k, query after query (k entries each): H_j / j and H_j / R, H_j constant past the
+    ranking's end, both 0 for a query with R = 0 (torchmetrics' empty_target_action='neg')."""
+    k = int(m.cutoff)  # type: ignore[arg-type]  # cutoff_required
+    shown = np.flatnonzero(a.rank <= k)
+    hits = np.zeros((a.num_queries, k))
+    hits[a.qidx[shown], a.rank[shown] - 1] = a.relevant(rel)[shown]
+    hits = np.cumsum(hits, axis=1)
+    big_r = relevant_count(a, m, rel)[:, None]
+    precision = np.where(big_r > 0, hits / np.arange(1, k + 1), 0.0)
+    return precision.ravel(), _divide(hits, big_r).ravel()
+
+
+def _recall_at_precision_of_curves(m: Measure, inputs: AggregationInputs) -> float:
+    """The largest mean R@j whose mean P@j reaches min_precision, 0 when none does (torchmetrics
+    _retrieval_recall_at_fixed_precision on the mean curves); NaN without a query."""
+    k = int(m.cutoff)  # type: ignore[arg-type]
+    if not len(inputs["values"]):
+        return float("nan")
+    precision = inputs["curve_p"].reshape(-1, k).mean(axis=0)
+    recall = inputs["curve_r"].reshape(-1, k).mean(axis=0)
+    reached = precision >= float(m.get("min_precision"))  # type: ignore[arg-type]
+    return float(recall[reached].max()) if reached.any() else 0.0
+
+
+def fall_out(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """FallOut@k = non-relevant rows in the top k / N: with ``universe=judged`` rows judged below rel (0 ≤ g < rel)
+    over such judgments in the qrels; with ``universe=retrieved`` rows below rel or unjudged over such rows in the
+    ranking (torchmetrics retrieval_fall_out). N = 0 scores per ``no_nonrel``: 0, 1 or undefined."""
+    if _option(m, "universe", ("judged", "retrieved")) == "retrieved":
+        nonrelevant = ~a.relevant(rel)
+        total = a.per_query_sum(nonrelevant.astype(np.float64))
+    else:
+        nonrelevant = (a.grade != UNJUDGED) & (a.grade >= 0) & (a.grade < rel)
+        judged = (a.qrel_grade >= 0) & (a.qrel_grade < rel)
+        total = np.bincount(a.qrel_qidx[judged], minlength=a.num_queries).astype(np.float64)
+    out = _divide(a.per_query_sum(a.tie_mean(nonrelevant.astype(np.float64)), _in_cutoff(a, m)), total)
+    empty = {"zero": 0.0, "one": 1.0, "skip": np.nan}[str(_option(m, "no_nonrel", ("zero", "one", "skip")))]
+    out[total == 0] = empty
+    return out
 
 
 def num_q(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -706,13 +837,19 @@ def _persistence_weights(a: Aligned, m: Measure) -> tuple[float, np.ndarray]:
 
 def rank_biased_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """RBP = (1 − p) Σ_i gain_i p^(i−1); gain = grade / (largest grade of the query's qrels) when that exceeds 1,
-    else the grade; unjudged and negative grades gain 0 (trec_eval m_rbp.c)."""
+    else the grade; unjudged and negative grades gain 0 (trec_eval m_rbp.c). ``gain=binary``: 1 for grades
+    >= rel; ``horizon`` = N: normalised over ranks 1..N as cwl_eval does."""
+    if _option(m, "gain", ("scaled", "binary")) == "binary":
+        gains = ((a.grade != UNJUDGED) & (np.maximum(a.grade, 0) >= rel)).astype(np.float64)
+    else:
+        top = np.zeros(a.num_queries)
+        np.maximum.at(top, a.qrel_qidx, np.maximum(a.qrel_grade, 0).astype(np.float64))
+        scale = np.where(top > 1.0, top, 1.0)
+        gains = np.where(a.grade > 0, a.grade, 0).astype(np.float64) / scale[a.qidx]
+    if m.option("horizon") is not None:
+        return cwl_rank_biased_precision(a, m, gains)
     p, weight = _persistence_weights(a, m)
-    top = np.zeros(a.num_queries)
-    np.maximum.at(top, a.qrel_qidx, np.maximum(a.qrel_grade, 0).astype(np.float64))
-    gains = np.where(a.grade > 0, a.grade, 0).astype(np.float64)
-    scale = np.where(top > 1.0, top, 1.0)
-    return (1.0 - p) * a.per_query_sum(gains / scale[a.qidx] * weight)
+    return (1.0 - p) * a.per_query_sum(gains * weight)
 
 
 def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -810,8 +947,15 @@ KERNELS: dict[str, Kernel] = {
     "Novelty": novelty,
     "SelfInformation": self_information,
     "ARP": average_popularity,
+    "LongTail": long_tail,
     "ERR": expected_reciprocal_rank,
     "nERR": normalised_err,
+    "CoverageError": coverage_error,
+    "LabelRankingLoss": label_ranking_loss,
+    "FallOut": fall_out,
+    "RecallAtPrecision": recall_at_precision,
+    **USER_MODEL_KERNELS,
+    **INTENT_KERNELS,
 }
 
 
@@ -841,6 +985,10 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
     if how == "rows":  # SelfInformation(mean=rows): each list's mean weighted by its length
         shown = a.num_retrieved() if m.cutoff is None else np.minimum(a.num_retrieved(), float(m.cutoff))
         return {"values": values, "weights": shown}
+    if how == "curve":  # RecallAtPrecision(mean=curve): k entries per query
+        precision, recall = _precision_recall_curves(a, m, rel)
+        return {"values": values, "curve_p": precision, "curve_r": recall,
+                ROWS_PER_QUERY: np.full(a.num_queries, int(m.cutoff))}  # type: ignore[arg-type]  # fmt: skip
     if how == "positives":
         rows = _auc_rows(a, m)
         weights = np.bincount(a.qidx[rows], weights=a.relevant(rel)[rows], minlength=a.num_queries)
@@ -862,12 +1010,15 @@ def aggregate_from(m: Measure, inputs: AggregationInputs) -> float:
     """The aggregate of one measure, per :attr:`Measure.aggregation`: a mean, sum or geometric mean of the
     per-query values v_q; ``positives``: Σ n⁺_q v_q / Σ n⁺_q over defined queries, n⁺_q the relevant documents a
     query's AUC counted; ``pooled``: one value from all rows at once (:func:`_pooled_auc`); ``from_means``: F_β of
-    the mean P and the mean R over the queries with a defined value (DL-RS-Eval)."""
+    the mean P and the mean R over the queries with a defined value (DL-RS-Eval); ``curve``: the largest mean R@j
+    whose mean P@j reaches min_precision (torchmetrics)."""
     how, values = m.aggregation, inputs["values"]
     if how == "pooled":
         return _pooled_auc(m, inputs)
     if how == "global":
         return global_aggregate(m, inputs)
+    if how == "curve":
+        return _recall_at_precision_of_curves(m, inputs)
     if how == "from_means":
         defined = ~np.isnan(values)
         beta = float(m.get("beta"))  # type: ignore[arg-type]

@@ -1,11 +1,12 @@
 """What the training interactions and the catalogue tell the beyond-accuracy measures, looked up per run row.
 
-A :class:`Training` holds the distinct (user, item) training pairs and the catalogue (a number of items or the
-items) of one evaluation; it is attached to the :class:`~rankwise.aligned.Aligned` arrays after alignment
-(:func:`rankwise.pipeline.compute.with_candidates`). The lookups below give, for every run row in layout order,
-what a measure needs of its item: the item's number of training users, whether the row's user had the item in
-training, whether the item is in a set of items, and a key of the item that is the same in every query range.
-Each lookup joins the distinct doc ids once and gathers by doc code: O(rows), no per-query loop.
+A :class:`Training` holds the (user, item) training pairs and the catalogue (a number of items or the items) of one
+evaluation; it is attached to the :class:`~rankwise.aligned.Aligned` arrays after alignment
+(:func:`rankwise.pipeline.compute.with_candidates`). The pairs are indexed once (:class:`TrainingIndex`: ids coded,
+each user's items as a sorted slice of one array), shared by every query range. The lookups below give, for every
+run row in layout order, what a measure needs of its item: the item's number of training users, whether the row's
+user had the item in training, whether the item is in a set of items, and a key of the item that is the same in
+every query range. Each lookup codes the distinct doc ids once and gathers by doc code: no per-query loop.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from .aligned import Aligned, _judgments_by_doc
+from .aligned import Aligned
 from .errors import InputError, MeasureError
 from .io.table import DOCID, QID
-from .rowops import lookup
+from .rowops import group_order, id_codes, lookup, text_order_codes
 
 
 def catalogue_size(catalog: Any, items: pl.Series | None, measure: str) -> tuple[int, pl.Series | None]:
@@ -63,10 +64,68 @@ def _shared_cache(pairs: pl.DataFrame | None) -> dict:
     return cache
 
 
+@dataclass(frozen=True)
+class TrainingIndex:
+    """The distinct training pairs as flat arrays, built once per training table: ``users`` (distinct user ids
+    as text, in text order) and ``items`` (distinct item ids as text, in code order) code the ids; the items of
+    user ``u`` are ``user_items[offsets[u]:offsets[u+1]]`` (item codes, ascending, each once, the layout
+    :func:`rankwise.rowops.lookup` searches); ``item_users[i]`` is the number of training users of item ``i``."""
+
+    users: pl.Series
+    items: pl.Series
+    offsets: np.ndarray
+    user_items: np.ndarray
+    item_users: np.ndarray
+
+    @classmethod
+    def of(cls, pairs: pl.DataFrame) -> TrainingIndex:
+        """Index ``pairs`` (``query_id`` and ``doc_id`` columns of text or integers; repeated pairs count once):
+        ids coded once (:func:`rankwise.rowops.text_order_codes`, :func:`~rankwise.rowops.id_codes`), the pairs
+        grouped by user and sorted by item code in one pass (:func:`~rankwise.rowops.group_order`), repeats
+        dropped. O(pairs); no text is sorted but the distinct user ids."""
+        (user,), users = text_order_codes(pairs.get_column(QID))
+        (item,), items = id_codes(pairs.get_column(DOCID))
+        _, _, sorted_item, offsets = group_order(user, len(users), None, item)
+        first = np.empty(len(sorted_item), dtype=bool)  # a pair's first row: a new user or a new item
+        first[:1] = True
+        np.not_equal(sorted_item[1:], sorted_item[:-1], out=first[1:])
+        first[offsets[:-1]] = True
+        kept = np.zeros(len(first) + 1, dtype=np.int64)
+        np.cumsum(first, out=kept[1:])
+        user_items = sorted_item[first]
+        return cls(_as_text(users), _as_text(items), kept[offsets], user_items,
+                   np.bincount(user_items, minlength=len(items)))  # fmt: skip
+
+    @property
+    def num_pairs(self) -> int:
+        """The number of distinct training pairs."""
+        return len(self.user_items)
+
+    def user_codes(self, query_ids: list[str]) -> np.ndarray:
+        """The code of each query id among the training users; −1 for a user without training interactions."""
+        wanted = pl.Series(QID, query_ids, dtype=pl.String)
+        at = self.users.search_sorted(wanted, side="left").to_numpy().astype(np.int64)
+        inside = at < len(self.users)
+        found = np.zeros(len(at), dtype=bool)
+        found[inside] = (self.users.gather(at[inside]) == wanted.filter(pl.Series(inside))).to_numpy()
+        return np.where(found, at, -1)
+
+    def item_codes(self, doc_ids: pl.Series) -> np.ndarray:
+        """The code of each doc id among the training items (matched by text); −1 for an item not in training."""
+        index = pl.DataFrame({DOCID: self.items, "code": np.arange(len(self.items), dtype=np.int64)})
+        joined = pl.DataFrame({DOCID: _as_text(doc_ids)}).join(index, on=DOCID, how="left", maintain_order="left")
+        return joined.get_column("code").fill_null(-1).to_numpy()
+
+
+def _as_text(ids: pl.Series) -> pl.Series:
+    return ids if ids.dtype == pl.String else ids.cast(pl.String)
+
+
 @dataclass
 class Training:
-    """Distinct training pairs (``query_id``, ``doc_id`` as text; None when not given) and the catalogue. What is
-    computed from the pairs alone is cached with the table, once for all query ranges."""
+    """The training interactions (``query_id``, ``doc_id`` of text or integers, a pair may repeat; None when not
+    given) and the catalogue. The :class:`TrainingIndex` of the pairs is built once and shared by all query
+    ranges."""
 
     pairs: pl.DataFrame | None
     catalog: Any = None
@@ -75,46 +134,33 @@ class Training:
     def __post_init__(self) -> None:
         self._cache = _shared_cache(self.pairs)
 
-    def need_pairs(self, measure: str) -> pl.DataFrame:
-        """The training pairs, or a one-line error naming the measure that needs them."""
+    def index(self, measure: str) -> TrainingIndex:
+        """The index of the training pairs, or a one-line error naming the measure that needs them."""
         if self.pairs is None:
             raise MeasureError(f"{measure} needs the training interactions: pass train= (--train FILE)")
-        return self.pairs
+        if "index" not in self._cache:
+            self._cache["index"] = TrainingIndex.of(self.pairs)
+        return self._cache["index"]
 
     def items(self, measure: str) -> pl.Series:
-        """The distinct training items."""
-        if "items" not in self._cache:
-            self._cache["items"] = self.need_pairs(measure).get_column(DOCID).unique()
-        return self._cache["items"]
+        """The distinct training items (text)."""
+        return self.index(measure).items
 
     def catalogue(self, measure: str) -> tuple[int, pl.Series | None]:
         """See :func:`catalogue_size` (the training items by default)."""
         return catalogue_size(self.catalog, self.items(measure) if self.pairs is not None else None, measure)
 
     def totals(self, measure: str) -> tuple[int, int]:
-        """(training users, training pairs)."""
-        pairs = self.need_pairs(measure)
-        if "users" not in self._cache:
-            self._cache["users"] = pairs.get_column(QID).n_unique()
-        return self._cache["users"], pairs.height
+        """(training users, distinct training pairs)."""
+        index = self.index(measure)
+        return len(index.users), index.num_pairs
 
-    def of_users(self, query_ids: list[str], measure: str) -> pl.DataFrame:
-        """The pairs whose user lies between the least and the greatest of ``query_ids`` (by text): a query range's
-        users and few others, cut from the pairs sorted by user once."""
-        if "by_user" not in self._cache:
-            self._cache["by_user"] = self.need_pairs(measure).sort(QID)
-        ordered: pl.DataFrame = self._cache["by_user"]
-        if not query_ids:
-            return ordered.clear()
-        users = ordered.get_column(QID)
-        low, high = users.search_sorted(min(query_ids), side="left"), users.search_sorted(max(query_ids), side="right")
-        return ordered.slice(int(low), int(high) - int(low))
-
-    def item_users(self, measure: str) -> pl.DataFrame:
-        """doc_id → number of training users (= training pairs, the pairs being distinct)."""
-        if "item_users" not in self._cache:
-            self._cache["item_users"] = self.need_pairs(measure).group_by(DOCID).len()
-        return self._cache["item_users"]
+    def items_per_user(self, query_ids: list[str]) -> np.ndarray:
+        """Per query: the user's number of distinct training items (0 without training interactions)."""
+        index = self.index("candidate counts")
+        codes = index.user_codes(query_ids)
+        counts = np.diff(index.offsets)
+        return np.where(codes >= 0, counts[np.maximum(codes, 0)] if len(counts) else 0, 0)
 
 
 def _training(a: Aligned, measure: str) -> Training:
@@ -135,11 +181,23 @@ def item_keys(a: Aligned) -> np.ndarray:
     return keys[a.doc]  # type: ignore[index]
 
 
+def training_index(a: Aligned, measure: str) -> TrainingIndex:
+    """The index of the training interactions, or a one-line error naming the measure that needs them."""
+    return _training(a, measure).index(measure)
+
+
+def per_row_of_items(a: Aligned, index: TrainingIndex, per_item: np.ndarray) -> np.ndarray:
+    """Per row: ``per_item`` (a float per training item, in code order) of its item; 0 for an item without
+    training interactions."""
+    codes = index.item_codes(a.doc_ids)  # type: ignore[arg-type]
+    per_doc = np.where(codes >= 0, per_item[np.maximum(codes, 0)] if len(per_item) else 0.0, 0.0)
+    return per_doc.astype(np.float64)[a.doc]
+
+
 def item_popularity(a: Aligned, measure: str) -> np.ndarray:
     """Per row: the number of training users of its item (0 for an item without training interactions)."""
-    counts = _training(a, measure).item_users(measure)
-    joined = pl.DataFrame({DOCID: _doc_text(a)}).join(counts, on=DOCID, how="left", maintain_order="left")
-    return joined.get_column("len").fill_null(0).to_numpy().astype(np.float64)[a.doc]
+    index = training_index(a, measure)
+    return per_row_of_items(a, index, index.item_users.astype(np.float64))
 
 
 def in_items(a: Aligned, items: pl.Series) -> np.ndarray:
@@ -148,13 +206,13 @@ def in_items(a: Aligned, items: pl.Series) -> np.ndarray:
 
 
 def seen_in_training(a: Aligned, measure: str) -> np.ndarray:
-    """Per row: whether the row's user had the row's item in training (looked up as grades are, by doc code
-    within each query)."""
-    pairs = _training(a, measure).of_users(a.query_ids, measure)
-    query_index = pl.DataFrame({QID: a.query_ids, "_q": np.arange(a.num_queries)}, schema={QID: pl.String,
-                                                                                           "_q": pl.Int64})  # fmt: skip
-    doc_index = pl.DataFrame({DOCID: _doc_text(a), "_d": np.arange(len(a.doc_ids))})  # type: ignore[arg-type]
-    known = pairs.join(query_index, on=QID).join(doc_index, on=DOCID)
-    order, docs, offsets = _judgments_by_doc(known.get_column("_q").to_numpy(), known.get_column("_d").to_numpy(),
-                                             a.num_queries)  # fmt: skip
-    return lookup(a.qidx, a.doc, offsets, docs, np.ones(len(order), dtype=np.int64), 0) == 1  # type: ignore[arg-type]
+    """Per row: whether the row's user had the row's item in training: a binary search of the item's code among
+    the user's training items (:func:`rankwise.rowops.lookup`), O(rows · log items per user). A user without
+    training interactions searches an empty slice past the last user's; an item without them has code −1, which
+    no slice holds (and −2 marks what is not found)."""
+    index = training_index(a, measure)
+    users = index.user_codes(a.query_ids)
+    users[users < 0] = len(index.users)
+    offsets = np.append(index.offsets, index.offsets[-1])
+    item = index.item_codes(a.doc_ids)[a.doc]  # type: ignore[arg-type, index]
+    return lookup(users[a.qidx], item, offsets, index.user_items, index.user_items, -2) == item

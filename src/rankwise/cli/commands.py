@@ -78,6 +78,14 @@ from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recom
     "numbers) [default: for run files over 1 GiB].",
 )
 @click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal, for long work).")
+@click.option(
+    "--subtopics",
+    default=None,
+    metavar="FILE",
+    help="Subtopic judgments 'query_id subtopic doc_id grade' (TREC Web track diversity qrels) for the intent-aware "
+    "measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, StRecall). The same file as QRELS: the ordinary judgments are "
+    "derived from it (each document's largest grade).",
+)
 @recommendation_options
 @fail_cleanly
 def evaluate(
@@ -95,6 +103,7 @@ def evaluate(
     dialect: str | None,
     stream: bool | None,
     quiet: bool,
+    subtopics: str | None,
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
@@ -106,7 +115,7 @@ def evaluate(
     with progress_bar(enabled=not quiet) as progress:
         result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                                 rel_level=rel_level, dialect=dialect, scores=scores, stream=stream,
-                                progress=progress, **inputs.as_arguments())  # fmt: skip
+                                subtopics=subtopics, progress=progress, **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 

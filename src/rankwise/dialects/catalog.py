@@ -13,7 +13,8 @@ REPLAY_AUC = {"compare": "rank", "one_class": "replay"}
 MS_AUC = {"mean": "pooled", "unjudged": "skip"}
 """MS Recommenders' auc: scikit-learn on the inner join of truth and predictions, all users pooled."""
 
-BEYOND_QUERIES = {name: "run" for name in ("Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP")}
+BEYOND_QUERIES = {name: "run" for name in ("Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP",
+                                            "LongTail")}
 """The libraries compute the beyond-accuracy measures from the recommendations (and training data) alone, without
 the ground truth: every user with a list counts (RecBole's lists are its test users' only, so it keeps its own)."""
 REPLAY_BEYOND = {"Coverage": {"over": "train", "count": "known"},
@@ -54,6 +55,55 @@ DIALECTS: tuple[Dialect, ...] = (
         policies={"scores": "float32", "queries": "qrels"},
         bindings={"IPrec": {"round": "v9"}},
         empty_input="data",
+        caveats=(
+            "ir_measures computes INST, INSQ, BPM, NERR8-11 and SDCG (and RBP(rel=...)) through its cwl_eval provider "
+            "and Compat through its compat provider, whose tie orders differ: use --dialect cwl_eval or compat",
+        ),
+    ),
+    Dialect(
+        "cwl_eval",
+        ("1.0",),
+        "cwl-eval 1.0, as ir_measures 0.4's cwl_eval provider runs it",
+        "cwl_eval's C/W/L measures: tied scores in input order, every judged query scored (missing from the run: 0), "
+        "RBP with binary gains normalised over 1000 ranks, AP ÷ the relevant documents retrieved",
+        "ireval/cwl cwl/ruler/measures/*.py (c_vector; cwl_ap.py: W_i ∝ Σ_{j≥i} g_j / j), cwl_metrics.py (W over "
+        "max_n = 1000 ranks), ranking.py (unjudged documents gain 0); terrierteam/ir_measures "
+        "ir_measures/providers/cwl_eval.py (grades clipped to [min_rel, max_rel] and scaled to [0, 1]; the run sorted "
+        "by score, stable)",
+        "tests/test_user_model_measures.py against ir_measures' cwl_eval provider and cwl_eval's own main() per "
+        "query, on random runs with ties and graded qrels",
+        policies={"ties": "input_order", "queries": "qrels"},
+        bindings={"RBP": {"gain": "binary", "horizon": 1000}, "AP": {"denom": "hits"}},
+        empty_input="data",
+        known_bugs=(
+            "BPM-Dynamic (BPMDCWLMetric): the patience step hc is added to T after the goal's loop has ended, so it "
+            "has no effect and K stays fixed; rankwise moves K by hc as Zhang et al. define it: hc=0 is cwl_eval's "
+            "BPM-Dynamic for any hc",
+        ),
+        caveats=(
+            "cwl_eval run on a file reads each query's documents in the file's line order, whatever their scores, "
+            "and scores every query of the run; ir_measures sorts them by score (stable) and scores the judged "
+            "queries: the same values for a file sorted by score",
+            "ir_measures' RBP(rel=r) through cwl_eval is RBP(gain=binary) with rel_level r (-l r)",
+            "cwl_eval reads the first 1000 documents of a ranking: on longer rankings give -M 1000 (depth=1000) for "
+            "P, RR and AP (the C/W/L measures' horizon is 1000 already)",
+        ),
+    ),
+    Dialect(
+        "compat",
+        ("0.4",),
+        "ir_measures 0.4's compat provider",
+        "Compat as ir_measures computes it: tied scores by doc id ascending, every judged query scored",
+        "terrierteam/ir_measures ir_measures/providers/compat_provider.py (compatibility: the run sorted by docno, "
+        "then by score descending, stable; the ideal by grade descending, then by run score)",
+        "tests/test_user_model_measures.py against ir_measures' compat provider per query, on random runs with ties",
+        policies={"ties": "docno_asc", "queries": "qrels"},
+        empty_input="data",
+        caveats=(
+            "the ideal ranking: ir_measures orders documents of equal grade by their run score, an unretrieved one "
+            "scoring 0, then in the qrels' order; rankwise in the ranking's order, unretrieved ones after them. The "
+            "two agree when scores are positive and the qrels list each query's documents in doc id order",
+        ),
     ),
     Dialect(
         "ranx",
@@ -83,7 +133,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "scikit-learn sklearn/metrics/_ranking.py (_tie_averaged_dcg, _ndcg_sample_scores, average_precision_score, "
         "roc_auc_score)",
         "tests/test_dialects.py against sklearn.metrics ndcg_score, dcg_score, average_precision_score, "
-        "label_ranking_average_precision_score and roc_auc_score with heavy ties",
+        "label_ranking_average_precision_score and roc_auc_score with heavy ties; tests/test_sklearn_extras.py "
+        "against coverage_error, label_ranking_loss, roc_auc_score(max_fpr) and dcg_score(log_base)",
         policies={"ties": "average"},
         bindings={"nDCG": {"universe": "retrieved"}, "AP": {"precision_at": "tie_end", "universe": "retrieved"}},
     ),
@@ -102,6 +153,8 @@ DIALECTS: tuple[Dialect, ...] = (
             "RR": {"gate": "positive_score"},
             "AP": {"denom": "hits", "universe": "retrieved", "gate": "positive_score"},
             "nDCG": {"universe": "retrieved"},
+            "FallOut": {"universe": "retrieved", "no_nonrel": "one"},
+            "RecallAtPrecision": {"universe": "retrieved", "mean": "curve"},
         },
         caveats=(
             "AP, P, R, RR: tied scores are ordered by an unstable sort (implementation-defined); "
@@ -216,7 +269,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "the ML-100K lists, GAUC included",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"},
-                  "Entropy": {"log": "ln", "divide": "items"}},
+                  "Entropy": {"log": "ln", "divide": "items"}, "LongTail": {"tail_ratio": 0.1}},
         caveats=(
             "ties: when RecBole ranks items itself it takes torch.topk of the scores (collector.py:154), whose order "
             "of equal scores is implementation-defined; rankwise orders them by doc id",
@@ -523,5 +576,29 @@ DIALECTS: tuple[Dialect, ...] = (
         ),
         caveats=("ties: an unstable argsort orders equal scores arbitrarily, and scores are cast to float32 "
                  "(evaluator.py:37); rankwise orders ties by doc id",),
+    ),
+    Dialect(
+        "ndeval",
+        ("4.5",),
+        "ndeval 4.5, as pyndeval 0.0.8 (and ir_measures' ndeval provider) runs it",
+        "TREC Web track ndeval: ties by doc id ascending, alpha-DCG@1 and ERR-IA@1 not normalised, nNRBP undefined "
+        "for a query without a relevant subtopic",
+        "ndeval.c 4.5: computeDCG and computeERR normalise from rank 2 on, renormalize divides NRBP by the ideal's "
+        "even when both are 0, idealResult breaks ties toward the larger docno; terrierteam/pyndeval "
+        "pyndeval/__init__.py _coerce_run_iter (a run sorted by score, then docno ascending)",
+        "tests/test_intent_aware.py against pyndeval 0.0.8 per query, on random runs with ties",
+        policies={"ties": "docno_asc"},
+        bindings={"alpha-DCG": {"norm_at_1": "no"}, "ERR-IA": {"norm_at_1": "no"}, "nNRBP": {"no_subtopics": "skip"}},
+        known_bugs=(
+            "alpha-DCG@1 and ERR-IA@1 are not divided by their normaliser (the loop starts at rank 2), so they can "
+            "exceed 1; reproduced",
+            "nNRBP of a query without a relevant subtopic is 0/0 = NaN, and so is its mean; rankwise leaves the query "
+            "out of the mean and counts it",
+        ),
+        caveats=(
+            "ties: the ndeval binary orders a run by its rank column (with -traditional by score, then docno "
+            "descending: rankwise's default tie order); pyndeval, and so ir_measures, by score, then docno ascending",
+            "ndeval computes cutoffs up to 20 (DEPTH); rankwise computes any k",
+        ),
     ),
 )

@@ -29,6 +29,14 @@ def load_interactions(source: Any, columns: Mapping[str, str] | None = None) -> 
     ``columns`` names the user and item columns (``{"query_id": ..., "doc_id": ...}``); by default they are found
     by name as for qrels (user_id, item_id, ...).
     """
+    pairs = read_interactions(source, columns)
+    return pairs.select(pl.col(QID).cast(pl.String), pl.col(DOCID).cast(pl.String)).unique(maintain_order=True)
+
+
+def read_interactions(source: Any, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The (query_id, doc_id) pairs of :func:`load_interactions` as they come: integer ids stay integers (Int64;
+    UInt64 as text), other ids are text, and a repeated pair stays repeated: what
+    :class:`rankwise.training.Training` indexes without a pass over text."""
     name = str(source) if isinstance(source, (str, Path)) else f"training interactions {type(source).__name__}"
     frame = _frame(source, name)
     picked = []
@@ -40,14 +48,15 @@ def load_interactions(source: Any, columns: Mapping[str, str] | None = None) -> 
         dtype = frame.schema[column]
         if not (dtype == pl.String or dtype.is_integer() or dtype in (pl.Categorical, pl.Enum)):
             raise InputError(f"{name}: {column} must hold strings or integers, not {dtype}")
-        picked.append(pl.col(column).cast(pl.String).alias(role))
+        narrow = dtype.is_integer() and dtype != pl.UInt64  # UInt64 becomes text: it may not fit
+        picked.append(pl.col(column).cast(pl.Int64 if narrow else pl.String).alias(role))
     pairs = frame.select(picked)
     if pairs.height == 0:
         raise InputError(f"{name}: no interactions")
     missing = pairs.filter(pl.col(QID).is_null() | pl.col(DOCID).is_null()).height
     if missing:
         raise InputError(f"{name}: {missing} interactions lack a user or an item id")
-    return pairs.unique(maintain_order=True)
+    return pairs
 
 
 def _frame(source: Any, name: str) -> pl.DataFrame:

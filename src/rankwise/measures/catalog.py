@@ -268,6 +268,114 @@ COLLECTION_SIZE = Param(
     minimum=0,
 )
 
+CWL_REF = "cwl_eval 1.0 (Azzopardi, Thomas & Moffat, SIGIR 2019; run through ir_measures' cwl_eval provider)"
+CWL_NOTATION = (
+    "C/W/L: the user reads rank 1 and after rank i goes on with probability C_i; EU = Σ_{i≤N} W_i g_i,\n"
+    "W_i = P_i / Σ_{j≤N} P_j, P_i = Π_{j<i} C_j; g per scale (0 for unjudged documents and past the ranking's end),\n"
+    "N = horizon"
+)
+CWL_SCALE = Param(
+    "scale",
+    "floats",
+    "the grade scale {min,max}: a judged grade g gains (clip(max(g, 0), min, max) − min) / (max − min) ∈ [0, 1] "
+    "(ir_measures' min_rel and max_rel; {0,1}: grades are gains, as in cwl_eval's gain files, and grades above 1 "
+    "gain 1)",
+    default=(0.0, 1.0),
+)
+CWL_HORIZON = Param(
+    "horizon",
+    "int",
+    "the depth N the user model runs to: W is normalised over ranks 1..N, ranks past the ranking's end gain 0 and "
+    "rows past N are not read (cwl_eval --max_depth, which ir_measures leaves at 1000)",
+    default=1000,
+    minimum=1,
+)
+CWL_GOAL = Param("T", "float", "the user's goal: the total gain T they set out to collect", default=1.0, minimum=0)
+BPM_STEPS = tuple(
+    Param(name, "float", f"BPM-Dynamic: after each document {what} moves by {name}·(g − med) (0: static BPM){extra}",
+          default=0.0)
+    for name, what, extra in (
+        ("hb", "the goal T", ""),
+        ("hc", "the patience K", "; cwl_eval 1.0 adds it to T instead, where it has no effect: hc=0 is cwl_eval"),
+    )
+)  # fmt: skip
+BPM_MEDIAN = Param("med", "float", "BPM-Dynamic: the median gain the steps compare each gain with", default=0.5)
+RBP_GAIN = Param(
+    "gain",
+    "choice",
+    "the gain of a ranked document",
+    default="scaled",
+    choices={
+        "scaled": "g / G_q, G_q the query's largest judged grade when above 1, else g (trec_eval)",
+        "binary": "1 when g >= the evaluation's rel_level (-l), else 0 (ir_measures' RBP(rel=...) through cwl_eval)",
+    },
+)
+RBP_HORIZON = Param(
+    "horizon",
+    "int",
+    "normalise over ranks 1..N: Σ_{i≤N} gain_i p^(i−1) / Σ_{i≤N} p^(i−1), rows past N not read (cwl_eval's RBP, "
+    "N = 1000)",
+    default=None,
+    default_doc="none: (1 − p) Σ_i gain_i p^(i−1) over the whole ranking (trec_eval)",
+    minimum=1,
+)
+COMPAT_PERSISTENCE = Param(
+    "p", "float", "persistence of the rank-biased overlap", default=0.95, minimum=0, maximum=1.0,
+)  # fmt: skip
+COMPAT_NORMALISE = Param(
+    "normalise",
+    "choice",
+    "whether the overlap is divided by that of the ideal ranking with itself (so a perfect ranking scores 1)",
+    default="yes",
+    choices={"yes": "yes (ir_measures' normalize=True)", "no": "no: the rank-biased overlap itself"},
+)
+AUC_MAX_FPR = Param(
+    "max_fpr",
+    "float",
+    "partial AUC: the area A under the ROC curve up to this false-positive rate m, McClish-standardised, "
+    "½(1 + (A − m²/2) / (m − m²/2)) (scikit-learn roc_auc_score(max_fpr=m)); 1: the whole area",
+    default=1.0,
+    minimum=0,
+    maximum=1.0,
+)
+LOG_BASE = Param(
+    "log_base",
+    "int",
+    "the base b of the logarithm of discount=log2: 1/log_b(i + 1) (scikit-learn dcg_score's log_base; base e is "
+    "discount=ln)",
+    default=2,
+    minimum=2,
+)
+MIN_PRECISION = Param(
+    "min_precision",
+    "float",
+    "the precision P@j a cutoff j must reach for its recall to count (torchmetrics' min_precision)",
+    default=0.0,
+    maximum=1.0,
+)
+RECALL_AT_PRECISION_MEAN = Param(
+    "mean",
+    "choice",
+    "how the queries combine",
+    default="query",
+    choices={
+        "query": "mean of the per-query values",
+        "curve": "the mean P@j and R@j over queries first, then the largest mean R@j whose mean P@j reaches "
+        "min_precision (torchmetrics RetrievalRecallAtFixedPrecision); per-query values are each query's own",
+    },
+)
+FALLOUT_NO_NONREL = Param(
+    "no_nonrel",
+    "choice",
+    "what a query without non-relevant documents (N = 0) scores",
+    default="zero",
+    choices={
+        "zero": "0 (torchmetrics retrieval_fall_out)",
+        "one": "1 (torchmetrics RetrievalFallOut, empty_target_action='pos')",
+        "skip": "undefined: left out of the mean and counted",
+    },
+)
+
 ERR_MAX_GRADE = Param(
     "max_grade",
     "float",
@@ -424,6 +532,68 @@ INFO_MEAN = Param(
 )
 SHARE = Param("share", "choice", "whether φ(i) is divided by the total (per popularity)", default="no",
               choices=YES_NO)  # fmt: skip
+HEAD_SHARE = Param(
+    "head_share",
+    "float",
+    "Elliot's short head: training items by training users descending (ties by id: integers as integers, then "
+    "text) until their interactions reach head_share · all interactions, the crossing item included; every other "
+    "training item is long tail",
+    default=0.8,
+    minimum=0,
+    maximum=1,
+)
+TAIL_RATIO = Param(
+    "tail_ratio",
+    "float",
+    "RecBole's tail instead of a head share: t > 1: training items with at most t interactions; t ≤ 1: the "
+    "max(⌊t · n⌋, 1) least popular of the n training items (ties by id)",
+    default=None,
+    default_doc="unset: the tail is what head_share leaves",
+    minimum=0,
+)
+TAIL_COUNT = Param("count", "choice", "yes: the number of long-tail items (ACLT) instead of their share (APLT)",
+                   default="no", choices=YES_NO)  # fmt: skip
+
+NDEVAL_REF = "ndeval 4.5 (TREC Web track novelty and diversity measures; run here through pyndeval)"
+INTENT_NOTATION = (
+    "J(d, s) = 1 when d's grade for subtopic s is >= rel; S = subtopics with a relevant document;\n"
+    "G_i = Σ_s J(L_i, s)·(1 − α)^c_s(i), c_s(i) = documents above rank i relevant to s"
+)
+INTENT_IDEAL = "ideal: ndeval's greedy ranking of the judged documents (each rank the largest gain; ties: larger docid)"
+INTENT_EMPTY = "0 for a query without a relevant subtopic (S = 0); undefined with no_subtopics=skip"
+ALPHA = Param(
+    "alpha",
+    "float",
+    "redundancy intolerance α: a document's gain for a subtopic already covered by c documents above it is "
+    "(1 − α)^c (ndeval -alpha)",
+    default=0.5,
+    minimum=0,
+    maximum=1.0,
+)
+BETA = Param(
+    "beta", "float", "patience β: the user goes on to the next rank with probability β (ndeval -beta)", default=0.5,
+    minimum=0, maximum=1.0,
+)  # fmt: skip
+NORM_AT_1 = Param(
+    "norm_at_1",
+    "choice",
+    "whether the value at cutoff 1 is normalised as at every other cutoff",
+    default="yes",
+    choices={
+        "yes": "G_1 / S, the formula at every k",
+        "no": "G_1 undivided: ndeval's normalising loop starts at rank 2, so its @1 value can exceed 1",
+    },
+)
+NO_SUBTOPICS = Param(
+    "no_subtopics",
+    "choice",
+    "what a query scores when none of its subtopics has a relevant document (S = 0)",
+    default="zero",
+    choices={
+        "zero": "0 (ndeval, for every measure but nNRBP)",
+        "skip": "undefined: left out of the mean and counted (ndeval's nNRBP, whose 0/0 is NaN)",
+    },
+)
 
 FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
@@ -493,9 +663,9 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "DCG",
         "Discounted cumulative gain",
-        "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)",
-        "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c",
-        params=(REL_FIXED, GAIN, DISCOUNT, RANK_BASIS),
+        "DCG@k = Σ_{i≤k} gain(g(L_i)) / log2(i + 1)   (/ log_b(i + 1) with log_base=b)",
+        "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c; sklearn.metrics.dcg_score",
+        params=(REL_FIXED, GAIN, DISCOUNT, RANK_BASIS, LOG_BASE),
         tie_average=True,
     ),
     MeasureSpec(
@@ -565,9 +735,12 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "documents of a query (its top k with a cutoff; unjudged documents are non-relevant; relevant\n"
         "documents missing from the ranking do not count), s the score; equal scores count one half.\n"
         "mean=query averages it over queries, mean=positives weights each query by n⁺, mean=pooled is one\n"
-        "AUC over all queries' rows at once",
-        "Hanley & McNeil, Radiology 143(1), 1982; equal to sklearn.metrics.roc_auc_score",
-        params=(REL, AUC_MEAN, AUC_ONE_CLASS, AUC_COMPARE, AUC_UNJUDGED, AUC_FORM),
+        "AUC over all queries' rows at once. max_fpr=m < 1: the area A under the ROC curve (tied scores one\n"
+        "step) up to false-positive rate m, standardised ½(1 + (A − m²/2) / (m − m²/2)) (McClish 1989).\n"
+        "compare=rank is ir_measures' Accuracy@k (with its input-order ties)",
+        "Hanley & McNeil, Radiology 143(1), 1982; McClish, Medical Decision Making 9(3), 1989; equal to "
+        "sklearn.metrics.roc_auc_score (max_fpr too)",
+        params=(REL, AUC_MEAN, AUC_ONE_CLASS, AUC_COMPARE, AUC_UNJUDGED, AUC_FORM, AUC_MAX_FPR),
         aliases=("ROCAUC", "RocAuc"),
         empty="per one_class: undefined (left out and counted) or RePlay's 0 / 1",
     ),
@@ -674,9 +847,10 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "RBP",
         "Rank-biased precision",
         "RBP = (1 − p) Σ_i gain(L_i) · p^(i−1); gain = g / G_q when the query's largest grade G_q exceeds 1,\n"
-        "else g (grades normalised to [0, 1] as trec_eval does); unjudged and negative grades gain 0",
-        "Moffat & Zobel, ACM TOIS 27(1), 2008; " + TREC_EVAL_REF + " m_rbp.c (rbp)",
-        params=(PERSISTENCE,),
+        "else g (grades normalised to [0, 1] as trec_eval does); unjudged and negative grades gain 0.\n"
+        "gain=binary: 1 when g >= rel_level. horizon=N: Σ_{i≤N} gain(L_i) p^(i−1) / Σ_{i≤N} p^(i−1) (cwl_eval)",
+        "Moffat & Zobel, ACM TOIS 27(1), 2008; " + TREC_EVAL_REF + " m_rbp.c (rbp); " + CWL_REF + " RBPCWLMetric",
+        params=(PERSISTENCE, RBP_GAIN, RBP_HORIZON),
         cutoff=None,
     ),
     MeasureSpec(
@@ -687,6 +861,126 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Moffat & Zobel, ACM TOIS 27(1), 2008; " + TREC_EVAL_REF + " m_rbp_resid.c (rbp_resid)",
         params=(PERSISTENCE,),
         cutoff=None,
+    ),
+    MeasureSpec(
+        "INST",
+        "INST: expected gain per document of a user who adapts to the goal T still to collect (C/W/L)",
+        "INST = EU with C_i = ((i + T + T_i − 1) / (i + T + T_i))², T_i = T − Σ_{j≤i} g_j;\n" + CWL_NOTATION,
+        "Moffat, Bailey, Scholer & Thomas, ADCS 2015; " + CWL_REF + " INSTCWLMetric; ir_measures INST",
+        params=(CWL_GOAL, CWL_SCALE, CWL_HORIZON),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "INSQ",
+        "INSQ: expected gain per document of a user with goal T who does not adapt (C/W/L)",
+        "INSQ = EU with C_i = ((i + 2T − 1) / (i + 2T))²;\n" + CWL_NOTATION,
+        "Moffat, Scholer & Thomas, ADCS 2012; " + CWL_REF + " INSQCWLMetric; ir_measures INSQ",
+        params=(CWL_GOAL, CWL_SCALE, CWL_HORIZON),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "BPM",
+        "Bejeweled player model: the user stops once the gain reaches T or K documents are read (C/W/L)",
+        "BPM@K = EU with C_i = 1 while, at every rank l ≤ i, Σ_{j≤l} g_j < T_l and l < K_l, else 0;\n"
+        "T_l = T + hb Σ_{j<l} (g_j − med), K_l = K + hc Σ_{j<l} (g_j − med) (hb = hc = 0: BPM-Static);\n"
+        + CWL_NOTATION,
+        "Zhang et al., SIGIR 2017; " + CWL_REF + " BPMCWLMetric (static) and BPMDCWLMetric (dynamic); ir_measures BPM",
+        params=(CWL_GOAL, *BPM_STEPS, BPM_MEDIAN, CWL_SCALE, CWL_HORIZON),
+        cutoff_required=True,
+        cutoff_doc="K: the patience, the most documents the user reads (BPM-Static)",
+    ),
+    MeasureSpec(
+        "NERR8",
+        "Not (but nearly) ERR, Eq. 8: the cascade user stops at a document with probability g, at k at the latest",
+        "NERR8@k = EU with C_i = 1 − g_i for i < k, 0 from k on;\n" + CWL_NOTATION,
+        "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (Eq. 8); " + CWL_REF + " NERReq8CWLMetric; ir_measures NERR8",
+        params=(CWL_SCALE, CWL_HORIZON),
+        cutoff_required=True,
+    ),
+    MeasureSpec(
+        "NERR9",
+        "Not (but nearly) ERR, Eq. 9: NERR8 with a reciprocal-rank patience",
+        "NERR9@k = EU with C_i = (i / (i + 1)) (1 − g_i) for i < k, 0 from k on;\n" + CWL_NOTATION,
+        "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (Eq. 9); " + CWL_REF + " NERReq9CWLMetric; ir_measures NERR9",
+        params=(CWL_SCALE, CWL_HORIZON),
+        cutoff_required=True,
+    ),
+    MeasureSpec(
+        "NERR10",
+        "Not (but nearly) ERR, Eq. 10: the cascade user with RBP's persistence p",
+        "NERR10 = EU with C_i = p (1 − g_i);\n" + CWL_NOTATION,
+        "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (Eq. 10); " + CWL_REF + " NERReq10CWLMetric; ir_measures NERR10",
+        params=(PERSISTENCE, CWL_SCALE, CWL_HORIZON),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "NERR11",
+        "Not (but nearly) ERR, Eq. 11: the cascade user with INSQ's goal T",
+        "NERR11 = EU with C_i = ((i + 2T − 1) / (i + 2T))² (1 − g_i);\n" + CWL_NOTATION,
+        "Azzopardi, Mackenzie & Moffat, ICTIR 2021 (Eq. 11); " + CWL_REF + " NERReq11CWLMetric; ir_measures NERR11",
+        params=(CWL_GOAL, CWL_SCALE, CWL_HORIZON),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "SDCG",
+        "Scaled DCG: DCG@k over the DCG@k of k documents of gain 1, as if k relevant documents existed (C/W/L)",
+        "SDCG@k = EU with C_i = log(i + 1) / log(i + 2) for i < k, 0 from k on:\n"
+        "Σ_{i≤k} g_i / log2(i + 1) ÷ Σ_{i≤min(k,N)} 1 / log2(i + 1); " + CWL_NOTATION,
+        "Järvelin & Kekäläinen 2002 in C/W/L form; " + CWL_REF + " NDCGCWLMetric (NDCG-k); ir_measures SDCG",
+        params=(CWL_SCALE, CWL_HORIZON),
+        cutoff_required=True,
+    ),
+    MeasureSpec(
+        "Compat",
+        "Compatibility: rank-biased overlap of the ranking with the ideal ranking closest to it",
+        "Compat = RBO(L, I) / RBO(I, I) (normalise=yes; RBO(L, I) with no), RBO(X, Y) = Σ_{d≤D} p^(d−1)\n"
+        "|X[:d] ∩ Y[:d]| / d ÷ Σ_{d≤D} p^(d−1), D = max(|L|, |I|); I = every judged document with grade > 0, by\n"
+        "grade descending, equal grades in the order of L, unretrieved ones after them; 0 when I is empty",
+        "Clarke, Vtyurina & Smucker, ACM TOIS 39(2), 2021; ir_measures Compat (compat provider)",
+        params=(COMPAT_PERSISTENCE, COMPAT_NORMALISE),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "CoverageError",
+        "Coverage error: how far down the ranking one reads to see every relevant document (ties pessimistic)",
+        "CoverageError = max_{ranked relevant d} |{e ∈ L : s_e >= s_d}|   (0 without a relevant ranked document;\n"
+        "unjudged documents are not relevant; relevant documents not ranked do not count)",
+        "Tsoumakas, Katakis & Vlahavas 2010; equal to sklearn.metrics.coverage_error (a query is a sample, its "
+        "ranked documents the labels)",
+        params=(REL,),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "LabelRankingLoss",
+        "Ranking loss: share of (relevant, non-relevant) pairs ordered wrongly, ties counting as wrong",
+        "LabelRankingLoss = |{(d, e) : d relevant, e not, s_d <= s_e}| / (n⁺ · n⁻) over the ranked documents\n"
+        "(unjudged ones non-relevant); 0 when either class is missing",
+        "Tsoumakas, Katakis & Vlahavas 2010; equal to sklearn.metrics.label_ranking_loss (a query is a sample, its "
+        "ranked documents the labels)",
+        params=(REL,),
+        aliases=("RankingLoss",),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "FallOut",
+        "Fall-out: share of the non-relevant documents that the top k retrieves",
+        "FallOut@k = |{d ∈ L[:k] : d not relevant}| / N; universe=judged: documents judged below rel (0 <= g < rel),\n"
+        "N those in the qrels; universe=retrieved: ranked documents below rel or unjudged, N those in the ranking.\n"
+        "N = 0 per no_nonrel",
+        "Salton & McGill 1983; torchmetrics RetrievalFallOut (universe=retrieved)",
+        params=(REL, UNIVERSE, FALLOUT_NO_NONREL),
+        tie_average=True,
+    ),
+    MeasureSpec(
+        "RecallAtPrecision",
+        "Recall at a fixed precision: the largest R@j, j ≤ k, whose P@j reaches min_precision",
+        "RecallAtPrecision@k = max{H_j / R : j ≤ k, H_j / j >= min_precision}   (0 when no j qualifies or R = 0);\n"
+        "mean=curve: max{mean_q R@j : mean_q P@j >= min_precision}",
+        "torchmetrics RetrievalRecallAtFixedPrecision (mean=curve, universe=retrieved; it also returns the best j)",
+        params=(REL, MIN_PRECISION, UNIVERSE, RECALL_AT_PRECISION_MEAN),
+        aliases=("RecallAtFixedPrecision", "RetrievalRecallAtFixedPrecision"),
+        cutoff_required=True,
+        cutoff_doc="k: the largest cutoff j considered (torchmetrics' max_k)",
     ),
     MeasureSpec(
         "NumQ",
@@ -806,6 +1100,111 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "popularity (rankwise.recsys.beyond.average_popularity)",
         params=(POPULARITY_INTERACTIONS, SHARE),
         aliases=("AveragePopularity", "AvgRecPopularity"),
+    ),
+    MeasureSpec(
+        "LongTail",
+        "Long-tail share of the top k: recommendations of items outside the popular short head (needs train=)",
+        "LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT; count=yes: |L[:k] ∩ Γ|, ACLT), Γ the long-tail training items\n"
+        "per head_share or tail_ratio; undefined for an empty list (ACLT: 0)",
+        "Abdollahpouri, Burke & Mobasher, RecSys 2017 / FLAIRS 2019; Elliot APLT and ACLT, RecBole TailPercentage "
+        "(rankwise.recsys.beyond.long_tail)",
+        params=(HEAD_SHARE, TAIL_RATIO, TAIL_COUNT),
+        aliases=("APLT", "TailPercentage"),
+        exclusive=("head_share", "tail_ratio"),
+    ),
+    MeasureSpec(
+        "alpha-DCG",
+        "α-DCG: DCG over subtopics, each repeat of a covered subtopic discounted by 1 − α (needs subtopics=)",
+        "alpha-DCG@k = Σ_{i≤k} G_i / log2(i+1) ÷ Σ_{i≤k} S(1 − α)^(i−1) / log2(i+1) (a ranking relevant to every\n"
+        "subtopic scores 1);\n" + INTENT_NOTATION,
+        "Clarke et al., SIGIR 2008; " + NDEVAL_REF + " computeDCG",
+        params=(REL, ALPHA, NORM_AT_1, NO_SUBTOPICS),
+        aliases=("alpha_DCG", "AlphaDCG"),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "alpha-nDCG",
+        "α-nDCG: novelty- and diversity-aware nDCG over subtopic judgments (needs subtopics=)",
+        "alpha-nDCG@k = α-DCG@k ÷ α-DCG@k of the ideal ranking (0 when α-DCG@k = 0);\n" + INTENT_IDEAL + ";\n"
+        + INTENT_NOTATION,
+        "Clarke et al., SIGIR 2008; " + NDEVAL_REF + " computeDCG, idealResult",
+        params=(REL, ALPHA, NO_SUBTOPICS),
+        aliases=("alpha_nDCG", "AlphaNDCG"),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "ERR-IA",
+        "Intent-aware expected reciprocal rank (needs subtopics=)",
+        "ERR-IA@k = Σ_{i≤k} G_i / i ÷ Σ_{i≤k} S(1 − α)^(i−1) / i: Chapelle et al.'s ERR-IA (uniform intents, stop\n"
+        "probability α) over its value on a ranking relevant to every subtopic;\n" + INTENT_NOTATION,
+        "Chapelle et al., Information Retrieval 14(6), 2011; " + NDEVAL_REF + " computeERR",
+        params=(REL, ALPHA, NORM_AT_1, NO_SUBTOPICS),
+        aliases=("ERR_IA", "ERRIA"),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "nERR-IA",
+        "Intent-aware ERR normalised by the ideal ranking (needs subtopics=)",
+        "nERR-IA@k = ERR-IA@k ÷ ERR-IA@k of the ideal ranking (0 when ERR-IA@k = 0);\n" + INTENT_IDEAL + ";\n"
+        + INTENT_NOTATION,
+        "Chapelle et al., Information Retrieval 14(6), 2011; " + NDEVAL_REF + " computeERR, renormalize",
+        params=(REL, ALPHA, NO_SUBTOPICS),
+        aliases=("nERR_IA", "nERRIA"),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "NRBP",
+        "Novelty- and rank-biased precision (needs subtopics=)",
+        "NRBP = (1 − (1 − α)β) / S · Σ_i G_i β^(i−1) over the whole ranking;\n" + INTENT_NOTATION,
+        "Clarke, Kolla & Vechtomova, ICTIR 2009; " + NDEVAL_REF + " computeNRBP",
+        params=(REL, ALPHA, BETA, NO_SUBTOPICS),
+        cutoff=None,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "nNRBP",
+        "NRBP normalised by the ideal ranking (needs subtopics=)",
+        "nNRBP = NRBP ÷ NRBP of the ideal ranking of every relevant judged document;\n" + INTENT_IDEAL + ";\n"
+        + INTENT_NOTATION,
+        "Clarke, Kolla & Vechtomova, ICTIR 2009; " + NDEVAL_REF + " computeNRBP, renormalize",
+        params=(REL, ALPHA, BETA, NO_SUBTOPICS),
+        cutoff=None,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "AP-IA",
+        "Intent-aware average precision: the mean over subtopics of each subtopic's AP (needs subtopics=)",
+        "AP-IA = (1/S) Σ_s (1/R_s) Σ_{i: J(L_i, s)} |{j ≤ i : J(L_j, s)}| / i over the whole ranking, R_s the\n"
+        "documents judged relevant to s; MAP-IA is its mean over queries",
+        "Agrawal et al., WSDM 2009; " + NDEVAL_REF + " computeMAP (MAP-IA)",
+        params=(REL, NO_SUBTOPICS),
+        aliases=("MAP-IA", "AP_IA", "MAP_IA"),
+        cutoff=None,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "P-IA",
+        "Intent-aware precision: the mean over subtopics of each subtopic's P@k (needs subtopics=)",
+        "P-IA@k = Σ_{i≤k} Σ_s J(L_i, s) / (k · S)   (k counts even when fewer than k documents were retrieved)",
+        "Agrawal et al., WSDM 2009; " + NDEVAL_REF + " computePrecision",
+        params=(REL, NO_SUBTOPICS),
+        aliases=("PIA",),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
+    ),
+    MeasureSpec(
+        "StRecall",
+        "Subtopic recall: share of the subtopics covered by the top k (needs subtopics=)",
+        "StRecall@k = |{s : J(L_i, s) = 1 for some i ≤ k}| / S",
+        "Zhai, Cohen & Lafferty, SIGIR 2003; " + NDEVAL_REF + " computeSTRecall (strec)",
+        params=(REL, NO_SUBTOPICS),
+        aliases=("strec", "S-recall", "SubtopicRecall"),
+        cutoff_required=True,
+        empty=INTENT_EMPTY,
     ),
 )
 

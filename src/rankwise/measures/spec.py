@@ -224,6 +224,9 @@ class MeasureSpec:
     is_count: bool = False
     tie_average: bool = False
     """Whether the measure is linear in per-rank values, so ``ties=average`` (an expectation) is defined."""
+    exclusive: tuple[str, ...] = ()
+    """Parameters of which at most one may be given (alternative definitions, e.g. LongTail's head_share and
+    tail_ratio)."""
 
     def param(self, name: str) -> Param:
         for p in self.params:
@@ -261,6 +264,9 @@ class Measure:
             if key in checked:
                 raise MeasureError(f"{self.name}: parameter {key!r} given twice")
             checked[key] = spec.param(key).check(value, self.name)
+        given = [name for name in spec.exclusive if name in checked]
+        if len(given) > 1:
+            raise MeasureError(f"{self.name}: give one of {', '.join(spec.exclusive)}, not {' and '.join(given)}")
         object.__setattr__(self, "params", tuple(sorted(checked.items(), key=lambda kv: order[kv[0]])))
         self._check_cutoff(spec)
 
@@ -315,9 +321,9 @@ class Measure:
     @property
     def orders_ties_itself(self) -> bool:
         """Whether the measure reads tied scores as ties, whatever the tie policy: Kendall's tau, AUC compared by
-        score (½ per tied pair), AP with precision_at=tie_end."""
+        score (½ per tied pair), AP with precision_at=tie_end, scikit-learn's coverage error and ranking loss."""
         return (
-            self.name == "KendallTau"
+            self.name in ("KendallTau", "CoverageError", "LabelRankingLoss")
             or (self.name == "AUC" and self.get("form") == "pairs" and self.get("compare") != "rank")
             or self.option("precision_at") == "tie_end"
             or self.option("rank") in ("optimistic", "among_nonrelevant")

@@ -48,6 +48,7 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
         aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
         pairs = [plan.pairs[i] for i in group.rows]
         aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs])
+        aligned.subtopics = inputs.subtopics
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
             caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
@@ -146,14 +147,16 @@ def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
 
 
 def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, measures: Iterable[Measure]) -> Aligned:
-    """``aligned`` with each query's candidate count (see :func:`candidate_counts`) and what the beyond-accuracy
+    """``aligned`` with each query's candidate count (see :func:`candidate_counts`; with training interactions but
+    no catalogue, only for a measure that reads it: Elliot's AUC family) and what the beyond-accuracy
     measures read of the training interactions and the catalogue (:class:`rankwise.training.Training`). A catalogue
     without training interactions is refused unless a global measure (Coverage, Gini) of the group's ``measures``
     reads it alone, or the group has no measure (a dialect may put a global measure in a group of its own, leaving
     the evaluation's main group empty)."""
     measures = list(measures)
     alone = train is None and (not measures or any(m.spec.aggregate == "global" for m in measures))
-    aligned.num_candidates = None if alone else candidate_counts(aligned.query_ids, train, catalog)
+    counted = train is None or catalog is not None or any(m.option("form") == "elliot" for m in measures)
+    aligned.num_candidates = None if alone or not counted else candidate_counts(aligned.query_ids, train, catalog)
     aligned.training = Training(train, catalog) if train is not None or catalog is not None else None
     return aligned
 
@@ -167,19 +170,19 @@ def candidate_counts(query_ids: list[str], train: pl.DataFrame | None, catalog: 
         if catalog is not None:
             raise InputError("catalog= counts each user's candidates against their training items: give train= too")
         return None
+    training = Training(train, catalog)
     if catalog is None:
-        size = train.get_column("doc_id").n_unique()
+        size = len(training.items("candidate counts"))
     elif isinstance(catalog, int) and not isinstance(catalog, bool):
         size = catalog
     elif isinstance(catalog, Iterable) and not isinstance(catalog, (str, bytes)):
         size = len({str(item) for item in catalog})
     else:
         raise InputError(f"catalog must be a number of items or the items, not {type(catalog).__name__}")
-    seen = train.group_by("query_id").len()
-    counts = dict(zip(seen.get_column("query_id").to_list(), seen.get_column("len").to_list()))
-    out = np.array([size - counts.get(q, 0) for q in query_ids], dtype=np.float64)
+    seen = training.items_per_user(query_ids)
+    out = size - seen.astype(np.float64)
     if len(out) and out.min() < 1:
-        user = query_ids[int(np.argmin(out))]
-        raise InputError(f"a catalogue of {size} items leaves user {user!r} no candidate (it has "
-                         f"{counts.get(user, 0)} training items): give catalog= the full item count")  # fmt: skip
+        at = int(np.argmin(out))
+        raise InputError(f"a catalogue of {size} items leaves user {query_ids[at]!r} no candidate (it has "
+                         f"{int(seen[at])} training items): give catalog= the full item count")  # fmt: skip
     return out

@@ -11,7 +11,8 @@ import polars as pl
 from ..dialects import Dialect
 from ..errors import EmptyInputError
 from ..io import load_qrels, load_run
-from ..io.interactions import load_interactions
+from ..io.interactions import read_interactions
+from ..io.subtopics import SubtopicJudgments
 from ..io.table import Kind, Origin, Table, empty_table
 from .plan import Plan
 
@@ -23,11 +24,12 @@ class Inputs:
     qrels: Table
     run: Table
     train: pl.DataFrame | None = None
+    subtopics: SubtopicJudgments | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
         """What reading the files noticed (run words after the tag, empty input read as data)."""
-        return (*self.qrels.notes, *self.run.notes)
+        return (*self.qrels.notes, *self.run.notes, *(self.subtopics.notes if self.subtopics is not None else ()))
 
 
 def load_inputs(
@@ -38,12 +40,15 @@ def load_inputs(
     train: Any = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    subtopics: SubtopicJudgments | None = None,
 ) -> Inputs:
-    """Read every input once (see :func:`rankwise.io.load`); training interactions only when given."""
+    """Read every input once (see :func:`rankwise.io.load`); training interactions only when given; ``subtopics``:
+    subtopic judgments already read (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
     return Inputs(
         _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold)),
         _load(plan.dialect, "run", lambda: load_run(run, run_columns)),
-        load_interactions(train) if train is not None else None,
+        read_interactions(train) if train is not None else None,
+        subtopics,
     )
 
 

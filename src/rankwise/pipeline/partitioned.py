@@ -32,6 +32,7 @@ import polars as pl
 from ..aligned import QueryAccounting, align, same_id_types
 from ..io import load_qrels
 from ..io.blocks import Block, run_blocks
+from ..io.subtopics import SubtopicJudgments
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
 from ..kernels import concatenate_inputs
 from ..rowops import group_order, in_text_order, text_order_codes
@@ -54,6 +55,7 @@ def evaluate_in_partitions(
     *,
     train: pl.DataFrame | None = None,
     catalog: Any = None,
+    subtopics: SubtopicJudgments | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     partition_rows: int | None = None,
@@ -79,12 +81,12 @@ def evaluate_in_partitions(
             (dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())), spill.partition_table(p))
             for p in range(num_partitions)
         )
-        groups = _compute_partitions(plan, partitions, num_partitions, train, catalog, report)
+        groups = _compute_partitions(plan, partitions, num_partitions, train, catalog, report, subtopics)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
         _refuse_no_query(judgments, run_table, spill.counts, plan)
-    return Inputs(judgments, run_table, train), groups
+    return Inputs(judgments, run_table, train, subtopics), groups
 
 
 def compute_in_partitions(
@@ -112,7 +114,7 @@ def compute_in_partitions(
         )
         for p in range(num_partitions)
     )
-    groups = _compute_partitions(plan, partitions, num_partitions, inputs.train, catalog, None)
+    groups = _compute_partitions(plan, partitions, num_partitions, inputs.train, catalog, None, inputs.subtopics)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
@@ -126,12 +128,12 @@ def _rows_by_partition(partition: np.ndarray, num_partitions: int) -> list[np.nd
 
 def _compute_partitions(
     plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, train: pl.DataFrame | None,
-    catalog: Any, progress: Progress | None,
+    catalog: Any, progress: Progress | None, subtopics: SubtopicJudgments | None = None,
 ) -> list[GroupValues]:  # fmt: skip
     """Each (qrels, run) partition computed (no partition needs a query), the query groups joined in order."""
     parts = []
     for p, (qrels, run) in enumerate(partitions):
-        parts.append(compute_groups(plan, Inputs(qrels, run, train), catalog, allow_empty=True))
+        parts.append(compute_groups(plan, Inputs(qrels, run, train, subtopics), catalog, allow_empty=True))
         if progress is not None:
             progress("computing", p + 1, num_partitions)
     return [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]

@@ -11,11 +11,13 @@ import polars as pl
 
 from ..aligned import QueryAccounting
 from ..errors import RankwiseError
+from ..intent_kernels import INTENT_KERNELS
+from ..io.subtopics import SubtopicJudgments
 from ..io.table import QID, VALUE, Table
 from ..measures import Measure
 from ..policies import Policies
 from ..wording import counted
-from .compute import GroupValues
+from .compute import GroupValues, resolved_rel
 from .load import Inputs
 from .plan import Plan
 
@@ -141,6 +143,7 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
         run_name=inputs.run.run_name,
         dialect=plan.dialect.key if plan.dialect else None,
         caveats=(*plan.notes, *inputs.notes, *rating_notes(plan, inputs.qrels, main.query_ids),
+                 *subtopic_notes(plan, inputs.subtopics, main.query_ids),
                  *(c for part in parts for c in part.caveats)),
     )  # fmt: skip
 
@@ -181,6 +184,33 @@ def rating_notes(plan: Plan, qrels: Table, evaluated: list[str] | tuple[str, ...
         f"(nothing relevant) and {'is' if len(below) == 1 else 'are'} scored with no relevant item (0 on most "
         f"measures): {_sample(tuple(below))}"
     ]
+
+
+def subtopic_notes(plan: Plan, judgments: SubtopicJudgments | None, evaluated: list[str] | tuple[str, ...]
+                   ) -> list[str]:  # fmt: skip
+    """For the intent-aware measures: evaluated queries with no subtopic that has a relevant document (S = 0: they
+    score 0, or are undefined with no_subtopics=skip), per relevance threshold in use; and queries of the subtopic
+    judgments that are not evaluated."""
+    levels = sorted({resolved_rel(m, plan.policies) for _, m in plan.pairs if m.name in INTENT_KERNELS})
+    if judgments is None or not levels:
+        return []
+    frame, name = judgments.frame, judgments.origin.name
+    evaluated_ids = pl.Series(QID, list(evaluated), dtype=pl.String)
+    notes = []
+    for level in levels:
+        judged = frame.filter(pl.col(VALUE) >= level).get_column(QID).implode()
+        without = tuple(evaluated_ids.filter(~evaluated_ids.is_in(judged)).to_list())
+        if without:
+            notes.append(f"{counted(len(without), 'evaluated query has', 'evaluated queries have')} no subtopic with a "
+                         f"relevant document (grade >= {level}) in {name}: the intent-aware measures score "
+                         f"{'it' if len(without) == 1 else 'them'} 0 (undefined with no_subtopics=skip): "
+                         f"{_sample(without)}")  # fmt: skip
+    ids = frame.get_column(QID).unique().sort()
+    outside = tuple(ids.filter(~ids.is_in(evaluated_ids.implode())).to_list())
+    if outside:
+        notes.append(f"{counted(len(outside), 'query', 'queries')} of {name} {'is' if len(outside) == 1 else 'are'} "
+                     f"not evaluated (not in both qrels and run): {_sample(outside)}")  # fmt: skip
+    return notes
 
 
 def _merge_queries(

@@ -33,12 +33,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..beyond_kernels import coverage_from, entropy_from_counts, gini_from_counts, self_information_of
-from ..errors import InputError, RankwiseError
+from ..beyond_kernels import coverage_from, entropy_from_counts, gini_from_counts, long_tail_mask, self_information_of
+from ..errors import InputError
 from ..io import load_run
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, VALUE
-from ..training import catalogue_size
+from ..similarity import item_vectors, pairwise_distance_sums, row_dots, row_sums
+from ..training import TrainingIndex, catalogue_size
 from .data import ITEM, USER
 
 
@@ -458,7 +459,8 @@ def average_popularity(recs: Any, *, train: Any, k: int | None = None, popularit
 
 
 def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: float | None = None) -> pl.Series:
-    """The long-tail items of the training interactions, by one of two definitions:
+    """The long-tail items of the training interactions, by one of two definitions (see
+    :func:`rankwise.beyond_kernels.long_tail_mask`):
 
     - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
       (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
@@ -468,23 +470,13 @@ def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: 
     """
     if (head_share is None) == (tail_ratio is None):
         raise InputError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
-    counts = interactions(train).group_by(ITEM).len()
-    from .split import id_order
-
-    if head_share is not None:
-        if not 0 < head_share <= 1:
-            raise InputError(f"head_share must be in (0, 1], not {head_share!r}")
-        ordered = counts.sort([pl.col("len"), *id_order(ITEM)], descending=[True, False, False], nulls_last=True)
-        before = ordered.get_column("len").cum_sum() - ordered.get_column("len")
-        total = float(ordered.get_column("len").sum())
-        return ordered.filter(before >= head_share * total).get_column(ITEM)
-    assert tail_ratio is not None
-    if not tail_ratio > 0:
+    if head_share is not None and not 0 < head_share <= 1:
+        raise InputError(f"head_share must be in (0, 1], not {head_share!r}")
+    if tail_ratio is not None and not tail_ratio > 0:
         raise InputError(f"tail_ratio must be > 0, not {tail_ratio!r}")
-    if tail_ratio > 1:
-        return counts.filter(pl.col("len") <= tail_ratio).get_column(ITEM)
-    ordered = counts.sort([pl.col("len"), *id_order(ITEM)], nulls_last=True)
-    return ordered.head(max(int(ordered.height * tail_ratio), 1)).get_column(ITEM)
+    counts = interactions(train).group_by(ITEM).len()
+    items = counts.get_column(ITEM)
+    return items.filter(pl.Series(long_tail_mask(items, counts.get_column("len").to_numpy(), head_share, tail_ratio)))
 
 
 def long_tail(recs: Any, *, train: Any, k: int | None = None, head_share: float | None = None,
@@ -517,92 +509,10 @@ def long_tail(recs: Any, *, train: Any, k: int | None = None, head_share: float 
 # Similarity between items: unit vectors e_i with cos(i, j) = e_i · e_j
 
 
-def _scipy_sparse() -> Any:
-    try:
-        import scipy.sparse as sparse
-    except ImportError:
-        raise RankwiseError("item co-occurrence similarity needs SciPy, which is not installed: pip install scipy "
-                            "(from a checkout: pip install '.[recsys]')") from None  # fmt: skip
-    return sparse
-
-
-def _embedding(kind: str, items: pl.Series, train: pl.DataFrame | None, features: Any, measure: str) -> Any:
-    """One row per item of ``items``: for ``cooccurrence_cosine`` the item's column of the binary training matrix
-    ÷ √n_users(i) (sparse; e_i · e_j = |U_i ∩ U_j| / √(|U_i| |U_j|)); for feature kinds the feature vector
-    (unit length for ``feature_cosine``). Items without training interactions or features get a zero row."""
-    if kind == "cooccurrence_cosine":
-        _need(train, "training interactions (train)", f"{measure} with item co-occurrence")
-        assert train is not None
-        sparse = _scipy_sparse()
-        known = train.filter(pl.col(ITEM).is_in(items.implode()))
-        users = known.get_column(USER).unique()
-        row = _index(items, known.get_column(ITEM))
-        col = _index(users, known.get_column(USER))
-        counts = np.bincount(row, minlength=items.len()).astype(np.float64)
-        values = 1.0 / np.sqrt(counts[row])
-        return sparse.csr_matrix((values, (row, col)), shape=(items.len(), max(users.len(), 1)))
-    _need(features, "item features (features)", f"{measure} with item features")
-    matrix = _feature_matrix(features, items)
-    if kind == "feature_cosine":
-        norms = np.linalg.norm(matrix, axis=1)
-        matrix = np.divide(matrix, norms[:, None], out=np.zeros_like(matrix), where=norms[:, None] > 0)
-    return matrix
-
-
-def _feature_matrix(features: Any, items: pl.Series) -> np.ndarray:
-    """Item features as a dense matrix aligned with ``items`` (missing items: a row of NaN, refused by callers)."""
-    from ..io import foreign_frame
-
-    frame = features if isinstance(features, pl.DataFrame) else foreign_frame(features, "item features")
-    from ..io.tabular import _find
-
-    id_column = _find(frame.columns, ("item_id", "itemid", "item", "movieid", "doc_id"))
-    if id_column is None:
-        raise InputError(f"item features: no item id column (tried item_id, item, movieid); columns are "
-                         f"{frame.columns}")  # fmt: skip
-    values = frame.drop(id_column)
-    if values.width == 1 and isinstance(values.schema[values.columns[0]], (pl.List, pl.Array)):
-        values = pl.DataFrame(np.vstack(values.get_column(values.columns[0]).to_list()))
-    bad = [c for c in values.columns if not (values.schema[c].is_numeric() or values.schema[c] == pl.Boolean)]
-    if bad:
-        raise InputError(f"item features: column {bad[0]!r} is not numeric ({values.schema[bad[0]]})")
-    ids = frame.get_column(id_column).cast(pl.String)
-    if ids.is_duplicated().any():
-        raise InputError(f"item features: item {ids.filter(ids.is_duplicated())[0]!r} has two rows")
-    lookup = pl.DataFrame({ITEM: ids, "_f": np.arange(ids.len())})
-    position = pl.DataFrame({ITEM: items}).join(lookup, on=ITEM, how="left", maintain_order="left").get_column("_f")
-    missing = position.null_count()
-    if missing:
-        first = items.filter(position.is_null())[0]
-        raise InputError(f"item features: {missing} items have no features (e.g. {first!r})")
-    matrix = values.cast(pl.Float64).to_numpy()[position.to_numpy()]
-    if not np.isfinite(matrix).all():
-        raise InputError("item features: NaN or infinite values")
-    return matrix
-
-
-def _row_sums(user: np.ndarray, item: np.ndarray, n_users: int, embedding: Any) -> Any:
-    """Σ of the embedding rows of each user's items, for (user index, item index) rows: (n_users × D)."""
-    if isinstance(embedding, np.ndarray):
-        out = np.zeros((n_users, embedding.shape[1]))
-        np.add.at(out, user, embedding[item])
-        return out
-    sparse = _scipy_sparse()
-    indicator = sparse.csr_matrix((np.ones(len(user)), (user, item)), shape=(n_users, embedding.shape[0]))
-    return indicator @ embedding
-
-
-def _row_dots(a: Any, b: Any) -> np.ndarray:
-    """Row-wise dot products of two equally shaped matrices (dense or sparse)."""
-    if isinstance(a, np.ndarray):
-        return (a * (b.toarray() if not isinstance(b, np.ndarray) else b)).sum(axis=1)
-    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
-
-
-def _squared_norms(matrix: Any) -> np.ndarray:
-    if isinstance(matrix, np.ndarray):
-        return (matrix * matrix).sum(axis=1)
-    return np.asarray(matrix.multiply(matrix).sum(axis=1)).ravel()
+def _vectors(kind: str, items: pl.Series, train: pl.DataFrame | None, features: Any, measure: str) -> Any:
+    """:func:`rankwise.similarity.item_vectors` of ``items`` with the training pairs (text user_id, item_id)."""
+    index = None if train is None else TrainingIndex.of(train.rename({USER: QID, ITEM: DOCID}))
+    return item_vectors(kind, items, index, features, measure)
 
 
 def intra_list_diversity(recs: Any, *, k: int | None = None, kind: str | None = None, single: str | None = None,
@@ -626,17 +536,8 @@ def intra_list_diversity(recs: Any, *, k: int | None = None, kind: str | None = 
     data = lists(recs, k)
     coded = _code(data)
     train_pairs = interactions(train) if train is not None else None
-    embedding = _embedding(options["kind"], coded.items, train_pairs, features, "intra_list_diversity")
-    sums = _squared_norms(_row_sums(coded.user, coded.item, len(coded.sizes), embedding))
-    own = np.bincount(coded.user, weights=_squared_norms(embedding)[coded.item], minlength=len(coded.sizes))
-    n = coded.sizes.astype(np.float64)
-    pairs = n * (n - 1) / 2
-    if options["kind"] == "feature_hamming":
-        if not np.isin(embedding, (0.0, 1.0)).all():
-            raise InputError("intra_list_diversity with feature_hamming needs 0/1 features")
-        total = n * own - sums
-    else:
-        total = pairs - (sums - own) / 2
+    vectors = _vectors(options["kind"], coded.items, train_pairs, features, "intra_list_diversity")
+    total, pairs = pairwise_distance_sums(coded.user, coded.item, len(coded.sizes), vectors, options["kind"])
     with np.errstate(invalid="ignore", divide="ignore"):
         per_user = total / pairs
     singles = pairs == 0
@@ -721,11 +622,11 @@ def serendipity(recs: Any, *, truth: Any, train: Any, k: int | None = None, defi
     dropped = data.users.len() - data.frame.filter(keep).get_column(USER).n_unique()
     kept = Lists(data.frame.filter(keep), data.k)
     coded = _code(kept, train_pairs.get_column(ITEM))
-    embedding = _embedding(options["kind"], coded.items, train_pairs, features, "serendipity")
+    vectors = _vectors(options["kind"], coded.items, train_pairs, features, "serendipity")
     history = train_pairs.filter(pl.col(USER).is_in(kept.users.implode()))
     history_user = _index(kept.users, history.get_column(USER))
-    sums = _row_sums(history_user, _index(coded.items, history.get_column(ITEM)), len(coded.sizes), embedding)
-    similarity = _row_dots(embedding[coded.item], sums[coded.user])
+    sums = row_sums(history_user, _index(coded.items, history.get_column(ITEM)), len(coded.sizes), vectors)
+    similarity = row_dots(vectors[coded.item], sums[coded.user])
     mean_similarity = similarity / np.bincount(history_user, minlength=len(coded.sizes))[coded.user]
     per_user = _per_user_mean(coded, (1.0 - mean_similarity) * rel[keep.to_numpy()])
     notes = [f"{dropped} users without training interactions are left out"] if dropped else []
