@@ -6,6 +6,7 @@ as whole (the aggregates of global measures concatenate across ranges); clear er
 
 from __future__ import annotations
 
+import json
 import math
 import warnings
 from pathlib import Path
@@ -17,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankwise
-from conftest import close
+from conftest import close, run_cli
 from rankwise.pipeline import partitioned
 from rankwise.recsys import beyond
 from rankwise.training import TrainingIndex
@@ -369,3 +370,81 @@ def test_novelty_and_popularity_equal_sets(train: list[tuple[int, int]], recs: l
         listed = [str(i) for u, i in recs if str(u) == user]
         assert close(values["Novelty"], 1 - sum((user, i) in seen for i in listed) / len(listed))
         assert close(values["ARP"], sum(popularity.get(i, 0) for i in listed) / len(listed))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# ILD, Serendipity, Unexpectedness: equal to rankwise.recsys.beyond per user (which the libraries' own code checks in
+# tests/test_recsys_beyond.py: MS Recommenders, RecTools, RePlay), under the dialects that define them
+
+
+def _features(items: list[str]) -> pl.DataFrame:
+    rng = np.random.default_rng(len(items))
+    return pl.DataFrame({"item_id": items, "f1": rng.integers(0, 2, len(items)), "f2": rng.integers(0, 2, len(items)),
+                         "f3": rng.integers(0, 2, len(items))})  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_similarity_measures_equal_beyond(case: str) -> None:
+    train, recs, truth, _ = _case(case)
+    k = 10
+    relevant = truth.select("user_id", "item_id")
+    catalogue = sorted(set(train.get_column("item_id")) | set(recs.get_column("item_id")))
+    features = _features(catalogue)
+    by_ms = _evaluate(relevant, recs, [f"ILD@{k}", f"Serendipity@{k}"], dialect="ms_recommenders", train=train)
+    _same_as_beyond(by_ms, f"ILD@{k}", beyond.intra_list_diversity(recs, k=k, train=train, dialect="ms_recommenders"))
+    _same_as_beyond(by_ms, f"Serendipity@{k}", beyond.serendipity(recs, k=k, truth=relevant, train=train,
+                                                                dialect="ms_recommenders"))  # fmt: skip
+    rt = _evaluate(relevant, recs, [f"ILD@{k}", f"Serendipity@{k}"], dialect="rectools", train=train,
+                   features=features, catalog=len(catalogue))  # fmt: skip
+    _same_as_beyond(rt, f"ILD@{k}", beyond.intra_list_diversity(recs, k=k, features=features, dialect="rectools"))
+    _same_as_beyond(rt, f"Serendipity@{k}", beyond.serendipity(recs, k=k, truth=relevant, train=train,
+                                                                catalog=len(catalogue), dialect="rectools"))
+    cosine = _evaluate(relevant, recs, ["ILD(kind=feature_cosine)@5", "Serendipity(kind=feature_cosine)@5"],
+                       train=train, features=features)  # fmt: skip
+    _same_as_beyond(cosine, "ILD(kind=feature_cosine)@5",
+                    beyond.intra_list_diversity(recs, k=5, kind="feature_cosine", features=features))
+    _same_as_beyond(cosine, "Serendipity(kind=feature_cosine)@5",
+                    beyond.serendipity(recs, k=5, truth=relevant, train=train, kind="feature_cosine",
+                                       features=features))  # fmt: skip
+    baseline = recs.with_columns(pl.col("item_id").shift(1).over("user_id").fill_null("0")).unique(
+        ["user_id", "item_id"], keep="first", maintain_order=True).filter(pl.col("user_id") != "u3")  # fmt: skip
+    unexpected = _evaluate(relevant, recs, [f"Unexpectedness@{k}"], dialect="replay", baseline=baseline)
+    _same_as_beyond(unexpected, f"Unexpectedness@{k}", beyond.unexpectedness(recs, baseline=baseline, k=k))
+
+
+def test_similarity_measures_by_hand_and_named_inputs(tmp_path: Path) -> None:
+    """The by-hand lists of tests/test_recsys_beyond.py; files through the CLI; each missing input named."""
+    result = _evaluate(TRUTH, RECS, ["ILD", "ILD(single=zero)", "Unexpectedness@2"], train=TRAIN,
+                       baseline=pl.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["c", "a", "x"],
+                                              "score": [2.0, 1.0, 1.0]}))  # fmt: skip
+    assert close(result.per_query["u1"]["ILD"], 1.0) and math.isnan(result.per_query["u3"]["ILD"])
+    assert result.per_query["u3"]["ILD(single=zero)"] == 0.0
+    assert _per_user(result, "Unexpectedness@2") == {"u1": 0.5, "u2": 1.0, "u3": 0.0}  # u3: no baseline list
+    with pytest.raises(rankwise.RankwiseError, match="needs item features: pass features="):
+        _evaluate(TRUTH, RECS, ["ILD(kind=feature_cosine)"])
+    with pytest.raises(rankwise.RankwiseError, match="needs training interactions: pass train="):
+        _evaluate(TRUTH, RECS, ["ILD"])
+    with pytest.raises(rankwise.RankwiseError, match="pass baseline="):
+        _evaluate(TRUTH, RECS, ["Unexpectedness@2"])
+    with pytest.raises(rankwise.RankwiseError, match="Unexpectedness needs a cutoff"):
+        _evaluate(TRUTH, RECS, ["Unexpectedness"])
+    with pytest.raises(rankwise.RankwiseError, match=r"item features: 1 items have no features \(e.g. 'e'\)"):
+        _evaluate(TRUTH, RECS, ["ILD(kind=feature_cosine)"],
+                  features=pl.DataFrame({"item_id": list("abcd"), "f": [1.0, 2.0, 3.0, 4.0]}))
+    features = tmp_path / "features.csv"
+    features.write_text("item_id,f1,f2\na,1,0\nb,0,1\nc,1,1\nd,1,0\ne,0,1\n")
+    base = tmp_path / "base.txt"
+    base.write_text("u1 Q0 c 1 2.0 b\nu1 Q0 a 2 1.0 b\nu2 Q0 x 1 1.0 b\n")
+    truth, recs = tmp_path / "truth.csv", tmp_path / "recs.csv"
+    TRUTH.with_columns(pl.lit(1).alias("rating")).write_csv(truth)
+    RECS.write_csv(recs)
+    code, out, err = run_cli("evaluate", str(truth), str(recs), "-m", "ILD(kind=feature_hamming)", "-m",
+                             "Unexpectedness@2", "--queries", "run", "--features", str(features), "--baseline",
+                             str(base), "--format", "json")  # fmt: skip
+    assert code == 0, err
+    values = json.loads(out)
+    assert values["aggregate"]["ILD(kind=feature_hamming)"] == pytest.approx((4 / 3 + 2.0) / 2)
+    assert values["aggregate"]["Unexpectedness@2"] == pytest.approx(0.5)
+    code, out, err = run_cli("evaluate", str(truth), str(recs), "-m", "ILD(kind=feature_hamming)", "--features",
+                             str(tmp_path / "nope.csv"))  # fmt: skip
+    assert code == 2 and "nope.csv: no such file" in err and "Traceback" not in err

@@ -62,9 +62,11 @@ ALL_STRINGS = _all_measure_strings()
 def test_every_family_is_covered():
     names = {s.split("(")[0].split("@")[0] for s in ALL_STRINGS}
     assert names == {spec.name for spec in FAMILIES}
-    assert len(FAMILIES) == 32 + 2 + 7 + 13 + 9  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty, SelfInformation,
-    # ARP, LongTail; + INST, INSQ, BPM, NERR8-11, SDCG, Compat, CoverageError, LabelRankingLoss, FallOut,
-    # RecallAtPrecision; + alpha-DCG, alpha-nDCG, ERR-IA, nERR-IA, NRBP, nNRBP, AP-IA, P-IA, StRecall
+    assert len(FAMILIES) == 32 + 2 + 7 + 13 + 9 + 5 + 3  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty,
+    # SelfInformation, ARP, LongTail; + INST, INSQ, BPM, NERR8-11, SDCG, Compat, CoverageError, LabelRankingLoss,
+    # FallOut, RecallAtPrecision; + alpha-DCG, alpha-nDCG, ERR-IA, nERR-IA, NRBP, nNRBP, AP-IA, P-IA, StRecall;
+    # + trec_eval's G, IDCG (ideal_dcg), nDCGRel (ndcg_rel), RnDCG (Rndcg), YAAP (yaap); + ILD, Serendipity,
+    # Unexpectedness
     assert len(ALL_STRINGS) > 300
 
 
@@ -315,7 +317,9 @@ def test_unknown_trec_set_name_suggests_close_ones():
         ("bpref@10", "takes no cutoff"),
         ("KendallTau@5", "takes no cutoff"),
         ("NumQ@5", "takes no cutoff"),
-        ("P_x", "is not a number"),
+        ("P_x", "unknown measure 'P_x'"),  # a trec_eval name's cutoffs are numbers (P_IA@10 is P-IA@10)
+        ("P_1x", "unknown measure 'P_1x'"),
+        ("P_1e3", "cutoff '1e3' is not a number"),
         ("P.", "cannot read measure"),
         ("nDCG@", "cannot read measure"),
         ("@5", "cannot read measure"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import polars as pl
 import pytest
 
 import rankwise
@@ -26,6 +27,9 @@ def _values(param) -> list:
     if param.kind == "gain":
         values += [((1, 1.0), (2, 3.0)), {2: 3, 1: 1}]
     return values
+
+
+FEATURES = pl.DataFrame({"item_id": list("abcdxyt"), "f1": [1, 0, 1, 1, 0, 1, 0], "f2": [0, 0, 1, 1, 1, 0, 1]})
 
 
 def _subtopics(qrels: dict) -> dict:
@@ -50,7 +54,8 @@ def test_every_parameter_value_of_every_family_constructs_and_computes(spec) -> 
                     rankwise.evaluate(qrels, run, [measure])
                 continue
             result = rankwise.evaluate(qrels, run, [measure], train={"q": ["t"]}, catalog=10,  # Elliot's AUC
-                                       subtopics=_subtopics(qrels))  # intent-aware measures  # fmt: skip
+                                       subtopics=_subtopics(qrels),  # intent-aware measures
+                                       features=FEATURES)  # ILD, Serendipity  # fmt: skip
             assert len(result.values[0]) == 2
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 import polars as pl
@@ -20,11 +21,14 @@ import polars as pl
 from .aligned import Aligned
 from .errors import MeasureError
 from .measures.spec import Measure
+from .similarity import KINDS, item_vectors, pairwise_distance_sums, row_dots, row_sums
 from .training import (
+    Training,
     catalogue_size,
     in_items,
     item_keys,
     item_popularity,
+    pairs_present,
     per_row_of_items,
     seen_in_training,
     training_index,
@@ -192,6 +196,85 @@ def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return _list_mean(a, m, per_row)
 
 
+def _vectors(a: Aligned, m: Measure, items: pl.Series) -> Any:
+    """:func:`rankwise.similarity.item_vectors` of ``items`` with the measure's kind."""
+    kind = str(m.get("kind"))
+    training = a.training
+    index = training.index(str(m)) if training is not None and training.pairs is not None else None
+    return item_vectors(kind, items, index if kind == "cooccurrence_cosine" else None,
+                        training.features if training is not None else None, str(m))  # fmt: skip
+
+
+def _shown(a: Aligned, m: Measure) -> np.ndarray:
+    """The indices of the rows in the top k."""
+    rows = _shown_rows(a, m)
+    return np.arange(len(a.qidx)) if rows is None else np.flatnonzero(rows)
+
+
+def _row_items(a: Aligned, rows: np.ndarray) -> tuple[np.ndarray, pl.Series]:
+    """(per row of ``rows``: the index of its item in ``items``, ``items``: their distinct ids as text)."""
+    assert a.doc is not None and a.doc_ids is not None, "aligned without doc ids"
+    docs, local = np.unique(a.doc[rows], return_inverse=True)
+    return local, a.doc_ids.gather(docs).cast(pl.String)
+
+
+def intra_list_diversity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ILD@k = Σ_{a<b ∈ L[:k]} d(a, b) / (n(n−1)/2) (:func:`rankwise.similarity.pairwise_distance_sums`); a list
+    of fewer than two items is NaN (single=skip) or 0 (single=zero)."""
+    _checked(m, {"kind": KINDS, "single": ("skip", "zero")})
+    rows = _shown(a, m)
+    local, items = _row_items(a, rows)
+    total, pairs = pairwise_distance_sums(a.qidx[rows], local, a.num_queries, _vectors(a, m, items), str(m.get("kind")))
+    out = np.full(a.num_queries, 0.0 if m.get("single") == "zero" else np.nan)
+    np.divide(total, pairs, out=out, where=pairs > 0)
+    return out
+
+
+def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Serendipity@k = Σ_{i ∈ L[:k]} u(i) · rel(i) / |L[:k]|, u(i) per ``definition`` (see the catalog):
+    dissimilarity 1 − Σ_{j ∈ T_u} cos(i, j) / |T_u| (NaN for a user without training items), or RecTools'
+    popularity-rank surplus."""
+    _checked(m, {"definition": ("dissimilarity", "popularity_rank"), "kind": KINDS})
+    index = training_index(a, str(m))
+    relevant = a.relevant(rel).astype(np.float64)
+    if m.get("definition") == "popularity_rank":
+        size, _ = a.training.catalogue(str(m))  # type: ignore[union-attr]  # training_index checked it
+        users_of = per_row_of_items(a, index, index.item_users.astype(np.float64))
+        distinct = np.unique(index.item_users).astype(np.float64)[::-1]
+        dense = np.searchsorted(-distinct, -users_of) + 1.0
+        any_user = np.where(users_of > 0, (size + 1 - dense) / size, 0.0)
+        surplus = np.maximum((size + 1 - a.rank) / size - any_user, 0.0)
+        return _list_mean(a, m, surplus * relevant)
+    rows = _shown(a, m)
+    users = index.user_codes(a.query_ids)
+    with_history = np.flatnonzero(users >= 0)
+    history_sizes = np.diff(index.offsets)[users[with_history]]
+    history_query = np.repeat(with_history, history_sizes)
+    starts = np.repeat(index.offsets[users[with_history]] - np.cumsum(history_sizes) + history_sizes, history_sizes)
+    history_codes = index.user_items[starts + np.arange(len(history_query))]
+    local, items = _row_items(a, rows)
+    history_items, history_local = np.unique(history_codes, return_inverse=True)
+    vectors = _vectors(a, m, pl.concat([items, index.items.gather(history_items)]))
+    sums = row_sums(history_query, history_local + len(items), a.num_queries, vectors)
+    q = a.qidx[rows]
+    count = np.zeros(a.num_queries)
+    count[with_history] = history_sizes
+    similarity = row_dots(vectors[local], sums[q]) / np.maximum(count[q], 1.0)
+    per_row = np.zeros(len(a.qidx))
+    per_row[rows] = (1.0 - similarity) * relevant[rows]
+    out = _list_mean(a, m, per_row)
+    out[count == 0] = np.nan
+    return out
+
+
+def unexpectedness(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Unexpectedness@k = 1 − |L[:k] ∩ B[:k]| / k; 0 for a user without a baseline list."""
+    k = int(m.cutoff)  # type: ignore[arg-type]  # the family requires a cutoff
+    baseline = (a.training or Training(None)).baseline_index(k, str(m))
+    shared = a.per_query_sum(pairs_present(a, baseline).astype(np.float64), _shown_rows(a, m))
+    return np.where(baseline.user_codes(a.query_ids) >= 0, 1.0 - shared / k, 0.0)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Global measures: inputs per query range, one aggregate
 
@@ -247,16 +330,22 @@ def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
 
 
 def reads_all_training(m: Measure) -> bool:
-    """Whether ``m`` reads statistics of all training interactions (item popularity, the training items), not only
-    each user's own: SelfInformation, ARP, Coverage over or counting the training items."""
-    return m.name in ("SelfInformation", "ARP", "LongTail") or (m.name == "Coverage" and (m.get("over") == "train"
-                                                                            or m.get("count") == "known"))
+    """Whether ``m`` reads statistics of all training interactions (item popularity, the training items, item
+    co-occurrence), not only each user's own: SelfInformation, ARP, LongTail, Serendipity, ILD by co-occurrence,
+    Coverage over or counting the training items."""
+    return (m.name in ("SelfInformation", "ARP", "LongTail", "Serendipity")
+            or (m.name == "ILD" and m.get("kind") == "cooccurrence_cosine")
+            or (m.name == "Coverage" and (m.get("over") == "train" or m.get("count") == "known")))  # fmt: skip
 
 
 def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]]) -> None:
     """Refuse, on an engine whose tasks see only their own users' training interactions (Spark), a measure that
-    reads all of them (:func:`reads_all_training`)."""
+    reads all of them (:func:`reads_all_training`), or item features or a baseline's lists, which it does not
+    take."""
     for key, measure in pairs:
         if reads_all_training(measure):
             raise MeasureError(f"{key}: each Spark task sees only its users' training interactions and this measure "
                                "reads all of them (item popularity, the training items): use rankwise.evaluate")
+        if measure.name in ("ILD", "Unexpectedness"):
+            raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item features or baseline lists: use "
+                               "rankwise.evaluate")  # fmt: skip

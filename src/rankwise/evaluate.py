@@ -13,7 +13,7 @@ from .intent_kernels import refuse_without_subtopics
 from .io.blocks import streamable
 from .io.interactions import read_interactions
 from .io.subtopics import load_subtopic_qrels
-from .pipeline.load import load_inputs
+from .pipeline.load import load_inputs, load_side_inputs
 from .pipeline.partitioned import Progress, compute_in_partitions, evaluate_in_partitions
 from .pipeline.plan import MeasureLike, make_plan
 from .pipeline.result import EvaluationResult, assemble
@@ -38,6 +38,8 @@ def evaluate(
     train: Any = None,
     catalog: int | Iterable[str] | None = None,
     subtopics: Any = None,
+    features: Any = None,
+    baseline: Any = None,
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> EvaluationResult:
@@ -55,7 +57,9 @@ def evaluate(
     ratings, Elliot, the ratings stay the grades and the threshold is the rel_level). ``train`` (training
     interactions: a table or path with user and item columns, or ``{user: [items]}``) and ``catalog`` (the
     number of items, or the items; by default those seen in training) give each user's candidate items, which
-    Elliot's AUC family needs.
+    Elliot's AUC family needs. The beyond-accuracy measures read ``train`` and ``catalog`` too, and ``features``
+    (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
+    Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness).
 
     ``subtopics`` (a TREC Web track diversity qrels file, ``query_id subtopic doc_id grade`` per line, or a table or
     ``{query_id: {subtopic: {doc_id: grade}}}``; :func:`rankwise.load_subtopic_qrels`) are the judgments the
@@ -79,13 +83,14 @@ def evaluate(
         qrels = judgments.adhoc_qrels()
     if _streams(run, stream):
         train_table = read_interactions(train) if train is not None else None
+        feature_table, baseline_table = load_side_inputs(features, baseline)
         inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=catalog,
-                                                subtopics=judgments, qrels_columns=qrels_columns,
-                                                run_columns=run_columns,
+                                                subtopics=judgments, features=feature_table, baseline=baseline_table,
+                                                qrels_columns=qrels_columns, run_columns=run_columns,
                                                 progress=progress)  # fmt: skip
     else:
         inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns,
-                             subtopics=judgments)
+                             subtopics=judgments, features=features, baseline=baseline)  # fmt: skip
         groups = compute_in_partitions(plan, inputs, catalog)
     return assemble(plan, inputs, groups)
 

@@ -64,22 +64,24 @@ def item_vectors(kind: str, items: pl.Series, index: TrainingIndex | None, featu
 
 def cooccurrence_vectors(index: TrainingIndex, codes: np.ndarray) -> Any:
     """Sparse rows e_i (see the module docstring) for items of training codes ``codes`` (−1: not in training, a
-    zero row), over the training users: O(training pairs)."""
+    zero row; a code may repeat), over the training users: O(training pairs)."""
     sparse = scipy_sparse()
-    position = np.full(len(index.items) + 1, -1, dtype=np.int64)  # the last entry stands for code −1
-    known = np.flatnonzero(codes >= 0)
-    position[codes[known]] = known
+    distinct, row_of = np.unique(codes, return_inverse=True)
+    position = np.full(len(index.items), -1, dtype=np.int64)
+    known = np.flatnonzero(distinct >= 0)
+    position[distinct[known]] = known
     pair_user = np.repeat(np.arange(len(index.users), dtype=np.int64), np.diff(index.offsets))
     row = position[index.user_items]
     keep = row >= 0
     values = 1.0 / np.sqrt(index.item_users[index.user_items[keep]].astype(np.float64))
-    return sparse.csr_matrix((values, (row[keep], pair_user[keep])), shape=(len(codes), max(len(index.users), 1)))
+    shape = (len(distinct), max(len(index.users), 1))
+    return sparse.csr_matrix((values, (row[keep], pair_user[keep])), shape=shape)[row_of]
 
 
 def feature_matrix(features: Any, items: pl.Series) -> np.ndarray:
     """Item features as a dense float matrix aligned with ``items``; a missing item, a repeated item, a non-numeric
     column or a non-finite value is refused in one line."""
-    frame = _feature_frame(features)
+    frame = feature_frame(features)
     id_column = _find(frame.columns, ID_COLUMNS)
     if id_column is None:
         raise InputError(f"item features: no item id column (tried {', '.join(ID_COLUMNS)}); columns are "
@@ -106,7 +108,8 @@ def feature_matrix(features: Any, items: pl.Series) -> np.ndarray:
     return matrix
 
 
-def _feature_frame(features: Any) -> pl.DataFrame:
+def feature_frame(features: Any) -> pl.DataFrame:
+    """Item features as a polars table from a polars, pandas or pyarrow table or a CSV/TSV/parquet file."""
     if isinstance(features, pl.DataFrame):
         return features
     if isinstance(features, (str, Path)):

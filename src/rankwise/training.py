@@ -21,7 +21,7 @@ import polars as pl
 
 from .aligned import Aligned
 from .errors import InputError, MeasureError
-from .io.table import DOCID, QID
+from .io.table import DOCID, QID, ROW, VALUE, Table
 from .rowops import group_order, id_codes, lookup, text_order_codes
 
 
@@ -129,10 +129,26 @@ class Training:
 
     pairs: pl.DataFrame | None
     catalog: Any = None
+    features: Any = None
+    """Item features (a table with an item id column; see :func:`rankwise.similarity.feature_matrix`), or None."""
+    baseline: Table | None = None
+    """Another model's lists (a run table), for unexpectedness, or None."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self._cache = _shared_cache(self.pairs)
+
+    def baseline_index(self, k: int, measure: str) -> TrainingIndex:
+        """The baseline's top k of each user (score descending, equal scores in input order) indexed as pairs, once
+        per k for all query ranges; a one-line error naming the measure when no baseline was given."""
+        if self.baseline is None:
+            raise MeasureError(f"{measure} compares with another model's lists: pass baseline= (--baseline RUN)")
+        cache = _shared_cache(self.baseline.frame)
+        if ("top", k) not in cache:
+            frame = self.baseline.frame.sort([QID, VALUE, ROW], descending=[False, True, False])
+            top = frame.filter(pl.int_range(pl.len()).over(QID) < k).select(QID, DOCID)
+            cache["top", k] = TrainingIndex.of(top)
+        return cache["top", k]
 
     def index(self, measure: str) -> TrainingIndex:
         """The index of the training pairs, or a one-line error naming the measure that needs them."""
@@ -206,11 +222,15 @@ def in_items(a: Aligned, items: pl.Series) -> np.ndarray:
 
 
 def seen_in_training(a: Aligned, measure: str) -> np.ndarray:
-    """Per row: whether the row's user had the row's item in training: a binary search of the item's code among
-    the user's training items (:func:`rankwise.rowops.lookup`), O(rows · log items per user). A user without
-    training interactions searches an empty slice past the last user's; an item without them has code −1, which
-    no slice holds (and −2 marks what is not found)."""
-    index = training_index(a, measure)
+    """Per row: whether the row's user had the row's item in training (see :func:`pairs_present`)."""
+    return pairs_present(a, training_index(a, measure))
+
+
+def pairs_present(a: Aligned, index: TrainingIndex) -> np.ndarray:
+    """Per row: whether the (user, item) pair of the row is one of ``index``'s: a binary search of the item's code
+    among the user's items (:func:`rankwise.rowops.lookup`), O(rows · log items per user). A user not in the index
+    searches an empty slice past the last user's; an item not in it has code −1, which no slice holds (and −2
+    marks what is not found)."""
     users = index.user_codes(a.query_ids)
     users[users < 0] = len(index.users)
     offsets = np.append(index.offsets, index.offsets[-1])

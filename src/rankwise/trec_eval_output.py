@@ -216,7 +216,8 @@ def _row(name: str, qid: str, value: str) -> str:
 
 
 def _number(value: float, is_count: bool) -> str:
-    """``%ld`` for counts (truncated, as C casts), else ``%6.4f``."""
+    """``%ld`` for counts (truncated, as C casts), else ``%6.4f``; an undefined value (trec_eval's 0/0, x86's
+    default NaN, whose sign bit is set) prints as glibc prints it, ``-nan``."""
     if is_count:
         return str(int(value)) if np.isfinite(value) else "0"
-    return f"{value:6.4f}"
+    return f"{'-nan':>6}" if np.isnan(value) else f"{value:6.4f}"

@@ -86,6 +86,11 @@ from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recom
     "measures (alpha-nDCG, ERR-IA, NRBP, P-IA, AP-IA, StRecall). The same file as QRELS: the ordinary judgments are "
     "derived from it (each document's largest grade).",
 )
+@click.option("--features", default=None, metavar="FILE",
+              help="Item features (CSV/TSV/parquet: an item id column and numeric columns) for ILD and Serendipity "
+                   "with kind=feature_cosine or feature_hamming.")  # fmt: skip
+@click.option("--baseline", default=None, metavar="RUN",
+              help="Another model's lists (a run file) for Unexpectedness.")
 @recommendation_options
 @fail_cleanly
 def evaluate(
@@ -104,6 +109,8 @@ def evaluate(
     stream: bool | None,
     quiet: bool,
     subtopics: str | None,
+    features: str | None,
+    baseline: str | None,
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
@@ -115,7 +122,8 @@ def evaluate(
     with progress_bar(enabled=not quiet) as progress:
         result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                                 rel_level=rel_level, dialect=dialect, scores=scores, stream=stream,
-                                subtopics=subtopics, progress=progress, **inputs.as_arguments())  # fmt: skip
+                                subtopics=subtopics, features=features, baseline=baseline, progress=progress,
+                                **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 
 

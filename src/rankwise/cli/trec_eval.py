@@ -11,15 +11,20 @@ integers. Measures of trec_eval rankwise does not compute (listed in
 
 from __future__ import annotations
 
+import dataclasses
 import getopt
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import numpy as np
 
 from ..errors import InputError, RankwiseError
+from ..wording import counted
 from .common import echo_notes, fail_cleanly
+
+if TYPE_CHECKING:
+    from ..pipeline.result import EvaluationResult
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
 _LONG = {
@@ -149,7 +154,7 @@ def run_trec_eval(options: _Options) -> str:
         if "no query" in str(exc).lower() or "share no" in str(exc).lower():
             raise RankwiseError("trec_eval: No queries with both results and relevance info") from None
         raise
-    echo_notes(result.notes())
+    echo_notes(_notes(result))
     strings = relstrings(qrels, run, result, lines, policies)
     zscores = _read_zscores(options.zscores) if options.zscores else None
     placeholder = np.array([q in placeholders for q in result.query_ids]) if options.complete else None
@@ -159,6 +164,14 @@ def run_trec_eval(options: _Options) -> str:
     judged_relevant = int((qrels.frame.get_column("value") > 0).sum()) if options.complete else None
     output = TrecEvalOutput(result, lines, strings, zscores, shown, judged_relevant, placeholder)
     return output.text(per_query=options.per_query, summary=options.summary)
+
+
+def _notes(result: EvaluationResult) -> list[str]:
+    """The evaluation's notes, where an undefined value (trec_eval's 0/0) is printed, not left out of a mean."""
+    notes = dataclasses.replace(result, undefined={}).notes()
+    queries = counted(len(result.query_ids), "query", "queries")
+    return notes + [f"{key}: undefined (0/0) for {count} of {queries}: printed -nan, its mean too, as trec_eval "
+                    "prints them" for key, count in result.undefined.items() if count]  # fmt: skip
 
 
 def _read_zscores(path: str) -> dict[tuple[str, str], tuple[float, float]]:

@@ -14,7 +14,7 @@ MS_AUC = {"mean": "pooled", "unjudged": "skip"}
 """MS Recommenders' auc: scikit-learn on the inner join of truth and predictions, all users pooled."""
 
 BEYOND_QUERIES = {name: "run" for name in ("Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP",
-                                            "LongTail")}
+                                            "LongTail", "ILD", "Serendipity", "Unexpectedness")}
 """The libraries compute the beyond-accuracy measures from the recommendations (and training data) alone, without
 the ground truth: every user with a list counts (RecBole's lists are its test users' only, so it keeps its own)."""
 REPLAY_BEYOND = {"Coverage": {"over": "train", "count": "known"},
@@ -333,7 +333,9 @@ DIALECTS: tuple[Dialect, ...] = (
         "classification.py (Precision l.288-292, Recall l.315, F1Beta l.373-382, HitRate l.438), base.py:81-103",
         "tests/test_dialects_libraries.py against rectools itself on the ML-100K lists",
         policies={"queries": "relevant"},
-        bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"}},
+        bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"},
+                  "ILD": {"kind": "feature_hamming", "single": "zero"},  # IntraListDiversity(Hamming)
+                  "Serendipity": {"definition": "popularity_rank"}},
         measure_queries=BEYOND_QUERIES,
         caveats=("RecTools reads the rank column of the recommendations, never scores: give ranks, or scores "
                  "without ties",),

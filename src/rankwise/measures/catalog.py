@@ -532,6 +532,38 @@ INFO_MEAN = Param(
 )
 SHARE = Param("share", "choice", "whether φ(i) is divided by the total (per popularity)", default="no",
               choices=YES_NO)  # fmt: skip
+SIMILARITY_KIND = Param(
+    "kind",
+    "choice",
+    "how two items' similarity is measured",
+    default="cooccurrence_cosine",
+    choices={
+        "cooccurrence_cosine": "cos of the items' training users: |U_a ∩ U_b| / √(|U_a| |U_b|) (needs train=; an "
+        "item without training interactions is similar to nothing)",
+        "feature_cosine": "cos of the items' feature vectors (needs features=)",
+        "feature_hamming": "distance = the number of differing 0/1 features (needs 0/1 features=)",
+    },
+)
+SINGLE_ITEM = Param(
+    "single",
+    "choice",
+    "the value of a list with fewer than two items (no pair)",
+    default="skip",
+    choices={"skip": "undefined: left out of the mean and counted (MS Recommenders)", "zero": "0 (RecTools)"},
+)
+SERENDIPITY_DEFINITION = Param(
+    "definition",
+    "choice",
+    "what makes a relevant recommendation unexpected",
+    default="dissimilarity",
+    choices={
+        "dissimilarity": "1 − its mean similarity (per kind) to the user's training items (MS Recommenders "
+        "serendipity); users without training items are undefined",
+        "popularity_rank": "max(0, (n + 1 − r)/n − (n + 1 − ρ(i))/n), r its rank in the list, ρ(i) its dense rank by "
+        "training users (1 = most popular; 0 for an item without training interactions), n the catalogue size "
+        "(RecTools Serendipity; kind is not used)",
+    },
+)
 HEAD_SHARE = Param(
     "head_share",
     "float",
@@ -808,6 +840,57 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         params=(REL,),
         aliases=("BinG",),
         cutoff=None,
+    ),
+    MeasureSpec(
+        "G",
+        "Normalised gain (trec_eval's experimental G): each gain discounted by how far the gain collected lags the ideal",
+        "G = Σ_{i: gain_i ≠ 0} gain_i / log2(2 + C_i − S_i) ÷ Σ_j I_j, S_i = Σ_{j≤i} gain_j, C_i = Σ_{j≤i} max(I_j, 1),\n"
+        "I_j the j-th largest positive gain among the judged documents (0 past them); 0 when there is none",
+        TREC_EVAL_REF + " m_G.c (G)",
+        params=(REL_FIXED, GAIN),
+        aliases=("NormalisedGain", "NormalizedGain"),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "IDCG",
+        "Ideal discounted cumulative gain: the DCG of the judged documents sorted by gain",
+        "IDCG@k = Σ_{j≤k} I_j / log2(j + 1), I_j the j-th largest positive gain among the judged documents\n"
+        "(universe=retrieved: among the ranked ones)",
+        "Järvelin & Kekäläinen, ACM TOIS 20(4), 2002; " + TREC_EVAL_REF + " m_ndcg.c (ideal_dcg)",
+        params=(REL_FIXED, GAIN, DISCOUNT, UNIVERSE, LOG_BASE),
+        aliases=("IdealDCG",),
+        tie_average=True,
+    ),
+    MeasureSpec(
+        "nDCGRel",
+        "nDCG averaged over the relevant documents (trec_eval's experimental ndcg_rel)",
+        "nDCGRel = (1/R⁺) (Σ_{retrieved i: gain_i > 0} DCG@i / IDCG@min(i, R⁺) + (R⁺ − H⁺) · DCG / IDCG), R⁺ the\n"
+        "judged documents with a positive gain, H⁺ those retrieved, DCG and IDCG over the whole ranking (0 when the\n"
+        "sum is not positive)",
+        TREC_EVAL_REF + " m_ndcg_rel.c (ndcg_rel)",
+        params=(REL_FIXED, GAIN),
+        cutoff=None,
+    ),
+    MeasureSpec(
+        "RnDCG",
+        "nDCG averaged at the ranks where the ideal gain changes (trec_eval's experimental Rndcg)",
+        "RnDCG = mean over B ∪ X of nDCG: B the ideal ranks j ≤ R⁺ whose next ideal gain differs (I_{j+1} ≠ I_j,\n"
+        "I_{R⁺+1} = 0), each giving DCG@min(j, |L|) / IDCG@j; X = {|L|} when |L| > R⁺ + 1, giving DCG / IDCG.\n"
+        "R⁺: judged documents with a positive gain (grades ≥ 1; grade 0 too when a grade map names it). 0 when R = 0\n"
+        "(no document graded >= rel); undefined (trec_eval's 0/0) when R > 0 but R⁺ = 0",
+        TREC_EVAL_REF + " m_Rndcg.c (Rndcg)",
+        params=(REL, GAIN),
+        cutoff=None,
+        empty="0 (R = 0); undefined when R > 0 and no judged document has a positive gain (trec_eval prints -nan)",
+    ),
+    MeasureSpec(
+        "YAAP",
+        "Yet another average precision (Robertson): a log-odds form of AP that averages better across queries",
+        "YAAP = ln((1 + S) / (1 + R − S)), S = Σ_{retrieved relevant at rank i} H_i / i (AP = S / R)",
+        "Robertson, 'On smoothing average precision', ECIR 2012; " + TREC_EVAL_REF + " m_yaap.c (yaap)",
+        params=(REL,),
+        cutoff=None,
+        empty="0 (S = R = 0: ln 1)",
     ),
     MeasureSpec(
         "Utility",
@@ -1102,6 +1185,35 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         aliases=("AveragePopularity", "AvgRecPopularity"),
     ),
     MeasureSpec(
+        "ILD",
+        "Intra-list diversity: the mean distance between the items of each top-k list (needs train= or features=)",
+        "ILD@k = Σ_{a<b ∈ L[:k]} d(a, b) / (n(n−1)/2), n = |L[:k]|, d = 1 − cos(a, b) per kind (feature_hamming: the\n"
+        "number of differing 0/1 features); computed from ‖Σ_a e_a‖² without enumerating pairs. single per single",
+        "Ziegler et al., WWW 2005; MS Recommenders diversity/user_diversity, RecTools IntraListDiversity "
+        "(rankwise.recsys.beyond.intra_list_diversity)",
+        params=(SIMILARITY_KIND, SINGLE_ITEM),
+        aliases=("IntraListDiversity", "Diversity"),
+        empty="per single (no pair)",
+    ),
+    MeasureSpec(
+        "Serendipity",
+        "Serendipity: relevant recommendations that are also unexpected (needs train=)",
+        "Serendipity@k = Σ_{i ∈ L[:k]} u(i) · rel(i) / |L[:k]|, rel(i) = 1 when g(i) >= rel, u(i) per definition\n"
+        "(1 − mean cos to the user's training items, or the popularity-rank surplus of RecTools)",
+        "Ge, Delgado-Battenfeld & Jannach, RecSys 2010; MS Recommenders serendipity, RecTools Serendipity "
+        "(rankwise.recsys.beyond.serendipity)",
+        params=(REL, SERENDIPITY_DEFINITION, SIMILARITY_KIND),
+    ),
+    MeasureSpec(
+        "Unexpectedness",
+        "Unexpectedness: share of the top k not in a baseline model's top k for the user (needs baseline=)",
+        "Unexpectedness@k = 1 − |L[:k] ∩ B[:k]| / k, B the baseline's list for the user (score descending, equal\n"
+        "scores in input order); 0 for a user without a baseline list",
+        "Murakami et al., ECIR 2008 / Adamopoulos & Tuzhilin 2014; RePlay Unexpectedness "
+        "(rankwise.recsys.beyond.unexpectedness)",
+        cutoff_required=True,
+    ),
+    MeasureSpec(
         "LongTail",
         "Long-tail share of the top k: recommendations of items outside the popular short head (needs train=)",
         "LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT; count=yes: |L[:k] ∩ Γ|, ACLT), Γ the long-tail training items\n"
@@ -1192,7 +1304,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "P-IA@k = Σ_{i≤k} Σ_s J(L_i, s) / (k · S)   (k counts even when fewer than k documents were retrieved)",
         "Agrawal et al., WSDM 2009; " + NDEVAL_REF + " computePrecision",
         params=(REL, NO_SUBTOPICS),
-        aliases=("PIA",),
+        aliases=("PIA", "P_IA"),
         cutoff_required=True,
         empty=INTENT_EMPTY,
     ),

@@ -175,17 +175,19 @@ def _eleven_point(root: str, text: str) -> Measure:
     return Measure("IPrecAvg", params=(("levels", tuple(levels)),))
 
 
-def _ndcg(root: str, text: str) -> Measure:
-    """``ndcg.1=3,2=9``: gains of grades (grade 0 may be given a gain too; negative grades may not)."""
+def _gain_map(root: str, text: str) -> Measure:
+    """``ndcg.1=3,2=9`` (also ``dcg``, ``ideal_dcg``, ``G``, ``ndcg_rel``, ``Rndcg``): gains of grades (grade 0
+    may be given a gain too; negative grades may not)."""
     gains = []
     for key, value in _pairs(root, text):
         if not re.fullmatch(r"\d+", key):
             raise MeasureError(f"-m {root}.{shorten(text)}: {shorten(key)!r} is not a grade >= 0")
         gains.append((int(key), value))
     params: tuple[tuple[str, object], ...] = (("gain", tuple(gains)),)
-    if any(grade == 0 for grade, _ in gains):
+    family = PLAIN_MEASURES[root]
+    if any(grade == 0 for grade, _ in gains) and family != "RnDCG":  # RnDCG's rel is -l; its gains see the map
         params = (("rel", 0), *params)  # grade 0 counts only when it has a gain of its own
-    return Measure("nDCG", params=params)  # type: ignore[arg-type]
+    return Measure(family, params=params)  # type: ignore[arg-type]
 
 
 def _rbp(root: str, text: str) -> Measure:
@@ -201,7 +203,7 @@ _PARAMETERISED: dict[str, Callable[[str, str], Measure]] = {
     "set_F": _set_f,
     "utility": _utility,
     "11pt_avg": _eleven_point,
-    "ndcg": _ndcg,
+    **{root: _gain_map for root in ("ndcg", "dcg", "ideal_dcg", "G", "ndcg_rel", "Rndcg")},
     "rbp": _rbp,
     "rbp_resid": _rbp,
 }

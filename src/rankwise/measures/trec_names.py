@@ -43,6 +43,12 @@ PLAIN_MEASURES: dict[str, str] = {
     "utility": "Utility",
     "11pt_avg": "IPrecAvg",
     "binG": "binG",
+    "G": "G",
+    "dcg": "DCG",
+    "ideal_dcg": "IDCG",
+    "ndcg_rel": "nDCGRel",
+    "Rndcg": "RnDCG",
+    "yaap": "YAAP",
     "set_P": "SetP",
     "set_relative_P": "RelP",
     "set_recall": "R",
@@ -72,8 +78,8 @@ SET_MEASURES = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
     "set_map", "set_F",
 )  # fmt: skip
-# trec_eval measures rankwise does not compute yet (prefs and judgment-group measures need other qrels formats).
-NOT_COMPUTED = frozenset({"G", "ndcg_rel", "Rndcg", "dcg", "ideal_dcg", "yaap"})
+# trec_eval measures rankwise does not compute (none left).
+NOT_COMPUTED: frozenset[str] = frozenset()
 OFFICIAL = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P",
@@ -82,8 +88,12 @@ OFFICIAL = (
 SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 RUNID = "runid"
 
-_CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P|unj)(?:([_.])(.+))?$")
-_RPREC_MULT_RE = re.compile(r"^Rprec_mult(?:([_.])(.+))?$")
+# A cutoff list is made of numbers (``P_5``, ``P.5,10``, ``iprec_at_recall_0.10``, ``P_1e3`` too, refused later as
+# not an integer): a name with any other character after the family (``P_IA@10``, ir_measures' intent-aware
+# precision) is no trec_eval name.
+_CUTOFFS = r"(?:([_.])([0-9.,eE+\-\s]+))?$"
+_CUT_RE = re.compile(r"^(P|recall|ndcg_cut|map_cut|success|iprec_at_recall|relative_P|unj)" + _CUTOFFS)
+_RPREC_MULT_RE = re.compile(r"^Rprec_mult" + _CUTOFFS)
 _DEFAULT_RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 

@@ -13,6 +13,7 @@ import polars as pl
 
 from ..aligned import Aligned, QueryAccounting, align
 from ..errors import InputError, MeasureError
+from ..io.table import Table
 from ..kernels import KERNELS, AggregationInputs, aggregate_from, aggregation_inputs, apply_empty_policy
 from ..measures import Measure
 from ..policies import Policies
@@ -47,7 +48,8 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
     for group in plan.groups:
         aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
         pairs = [plan.pairs[i] for i in group.rows]
-        aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs])
+        aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs], inputs.features,
+                                  inputs.baseline)  # fmt: skip
         aligned.subtopics = inputs.subtopics
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
@@ -146,10 +148,12 @@ def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
         )
 
 
-def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, measures: Iterable[Measure]) -> Aligned:
+def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, measures: Iterable[Measure],
+                    features: pl.DataFrame | None = None, baseline: Table | None = None) -> Aligned:  # fmt: skip
     """``aligned`` with each query's candidate count (see :func:`candidate_counts`; with training interactions but
     no catalogue, only for a measure that reads it: Elliot's AUC family) and what the beyond-accuracy
-    measures read of the training interactions and the catalogue (:class:`rankwise.training.Training`). A catalogue
+    measures read of the training interactions, the catalogue, item features and a baseline's lists
+    (:class:`rankwise.training.Training`). A catalogue
     without training interactions is refused unless a global measure (Coverage, Gini) of the group's ``measures``
     reads it alone, or the group has no measure (a dialect may put a global measure in a group of its own, leaving
     the evaluation's main group empty)."""
@@ -157,7 +161,8 @@ def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, 
     alone = train is None and (not measures or any(m.spec.aggregate == "global" for m in measures))
     counted = train is None or catalog is not None or any(m.option("form") == "elliot" for m in measures)
     aligned.num_candidates = None if alone or not counted else candidate_counts(aligned.query_ids, train, catalog)
-    aligned.training = Training(train, catalog) if train is not None or catalog is not None else None
+    given = (train, catalog, features, baseline)
+    aligned.training = Training(*given) if any(x is not None for x in given) else None
     return aligned
 
 

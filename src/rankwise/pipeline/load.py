@@ -14,6 +14,7 @@ from ..io import load_qrels, load_run
 from ..io.interactions import read_interactions
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import Kind, Origin, Table, empty_table
+from ..similarity import feature_frame
 from .plan import Plan
 
 
@@ -25,6 +26,8 @@ class Inputs:
     run: Table
     train: pl.DataFrame | None = None
     subtopics: SubtopicJudgments | None = None
+    features: pl.DataFrame | None = None
+    baseline: Table | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -41,15 +44,26 @@ def load_inputs(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     subtopics: SubtopicJudgments | None = None,
+    features: Any = None,
+    baseline: Any = None,
 ) -> Inputs:
-    """Read every input once (see :func:`rankwise.io.load`); training interactions only when given; ``subtopics``:
-    subtopic judgments already read (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
+    """Read every input once (see :func:`rankwise.io.load`); training interactions, item features and a baseline
+    run only when given; ``subtopics``: subtopic judgments already read
+    (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
     return Inputs(
         _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold)),
         _load(plan.dialect, "run", lambda: load_run(run, run_columns)),
         read_interactions(train) if train is not None else None,
         subtopics,
+        *load_side_inputs(features, baseline),
     )
+
+
+def load_side_inputs(features: Any, baseline: Any) -> tuple[pl.DataFrame | None, Table | None]:
+    """Item features as a table and a baseline's lists as a run table (each None when not given): read once, before
+    any query range, so that a bad file is named first."""
+    return (feature_frame(features) if features is not None else None,
+            load_run(baseline) if baseline is not None else None)  # fmt: skip
 
 
 def _load(dialect: Dialect | None, kind: Kind, read: Callable[[], Table]) -> Table:

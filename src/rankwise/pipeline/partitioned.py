@@ -56,6 +56,8 @@ def evaluate_in_partitions(
     train: pl.DataFrame | None = None,
     catalog: Any = None,
     subtopics: SubtopicJudgments | None = None,
+    features: pl.DataFrame | None = None,
+    baseline: Table | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     partition_rows: int | None = None,
@@ -81,12 +83,13 @@ def evaluate_in_partitions(
             (dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())), spill.partition_table(p))
             for p in range(num_partitions)
         )
-        groups = _compute_partitions(plan, partitions, num_partitions, train, catalog, report, subtopics)
+        side = Inputs(judgments, judgments, train, subtopics, features, baseline)  # qrels and run: per partition
+        groups = _compute_partitions(plan, partitions, num_partitions, side, catalog, report)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
         _refuse_no_query(judgments, run_table, spill.counts, plan)
-    return Inputs(judgments, run_table, train, subtopics), groups
+    return Inputs(judgments, run_table, train, subtopics, features, baseline), groups
 
 
 def compute_in_partitions(
@@ -114,7 +117,7 @@ def compute_in_partitions(
         )
         for p in range(num_partitions)
     )
-    groups = _compute_partitions(plan, partitions, num_partitions, inputs.train, catalog, None, inputs.subtopics)
+    groups = _compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
@@ -127,13 +130,15 @@ def _rows_by_partition(partition: np.ndarray, num_partitions: int) -> list[np.nd
 
 
 def _compute_partitions(
-    plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, train: pl.DataFrame | None,
-    catalog: Any, progress: Progress | None, subtopics: SubtopicJudgments | None = None,
+    plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, side: Inputs, catalog: Any,
+    progress: Progress | None,
 ) -> list[GroupValues]:  # fmt: skip
-    """Each (qrels, run) partition computed (no partition needs a query), the query groups joined in order."""
+    """Each (qrels, run) partition computed with the other inputs of ``side`` (no partition needs a query), the
+    query groups joined in order."""
     parts = []
     for p, (qrels, run) in enumerate(partitions):
-        parts.append(compute_groups(plan, Inputs(qrels, run, train, subtopics), catalog, allow_empty=True))
+        inputs = dataclasses.replace(side, qrels=qrels, run=run)
+        parts.append(compute_groups(plan, inputs, catalog, allow_empty=True))
         if progress is not None:
             progress("computing", p + 1, num_partitions)
     return [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
