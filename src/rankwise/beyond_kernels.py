@@ -21,7 +21,8 @@ import polars as pl
 from .aligned import Aligned
 from .errors import MeasureError
 from .measures.spec import Measure
-from .similarity import KINDS, item_vectors, pairwise_distance_sums, row_dots, row_sums
+from .rowops import concatenated_ranges
+from .similarity import KINDS, item_vectors, paired_dots, pairwise_distance_sums, row_sums
 from .training import (
     Training,
     catalogue_size,
@@ -250,8 +251,7 @@ def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     with_history = np.flatnonzero(users >= 0)
     history_sizes = np.diff(index.offsets)[users[with_history]]
     history_query = np.repeat(with_history, history_sizes)
-    starts = np.repeat(index.offsets[users[with_history]] - np.cumsum(history_sizes) + history_sizes, history_sizes)
-    history_codes = index.user_items[starts + np.arange(len(history_query))]
+    history_codes = index.user_items[concatenated_ranges(index.offsets[users[with_history]], history_sizes)]
     local, items = _row_items(a, rows)
     history_items, history_local = np.unique(history_codes, return_inverse=True)
     vectors = _vectors(a, m, pl.concat([items, index.items.gather(history_items)]))
@@ -259,7 +259,7 @@ def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     q = a.qidx[rows]
     count = np.zeros(a.num_queries)
     count[with_history] = history_sizes
-    similarity = row_dots(vectors[local], sums[q]) / np.maximum(count[q], 1.0)
+    similarity = paired_dots(vectors, local, sums, q) / np.maximum(count[q], 1.0)
     per_row = np.zeros(len(a.qidx))
     per_row[rows] = (1.0 - similarity) * relevant[rows]
     out = _list_mean(a, m, per_row)

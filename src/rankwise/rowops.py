@@ -194,3 +194,12 @@ def lookup(
     found = judged_key[at] == row_key
     out[:] = np.where(found, judged_value[at], missing)
     return out
+
+
+def concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``starts[0] .. starts[0]+counts[0]-1, starts[1] .. starts[1]+counts[1]-1, ...`` as one array
+    (e.g. the entries of some rows of a CSR matrix), without a Python loop."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    begins = np.cumsum(counts) - counts
+    return np.repeat(np.asarray(starts, dtype=np.int64) - begins, counts) + np.arange(total, dtype=np.int64)

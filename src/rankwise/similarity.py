@@ -23,6 +23,7 @@ import polars as pl
 
 from .errors import InputError, RankwiseError
 from .io.tabular import _find
+from .rowops import concatenated_ranges, lookup
 from .training import TrainingIndex
 
 KINDS = ("cooccurrence_cosine", "feature_cosine", "feature_hamming")
@@ -138,11 +139,23 @@ def row_sums(group: np.ndarray, item: np.ndarray, num_groups: int, vectors: Any)
     return indicator @ vectors
 
 
-def row_dots(a: Any, b: Any) -> np.ndarray:
-    """Row-wise dot products of two equally shaped matrices (dense or sparse)."""
-    if isinstance(a, np.ndarray):
-        return (a * (b.toarray() if not isinstance(b, np.ndarray) else b)).sum(axis=1)
-    return np.asarray(a.multiply(b).sum(axis=1)).ravel()
+def paired_dots(vectors: Any, vector_rows: np.ndarray, sums: Any, sum_rows: np.ndarray) -> np.ndarray:
+    """vectors[a] · sums[b] for each pair (a, b) of (``vector_rows``, ``sum_rows``), dense or sparse. Sparse: each
+    stored entry of vectors[a] is found in row b of ``sums`` by binary search (:func:`rankwise.rowops.lookup`), so
+    no row is copied: O(Σ_a nnz(vectors[a]) · log nnz per row)."""
+    if isinstance(vectors, np.ndarray):
+        dense = sums if isinstance(sums, np.ndarray) else sums.toarray()
+        return (vectors[vector_rows] * dense[sum_rows]).sum(axis=1)
+    vectors, sums = vectors.tocsr(), sums.tocsr()
+    sums.sort_indices()
+    starts = vectors.indptr[vector_rows]
+    counts = vectors.indptr[vector_rows + 1] - starts
+    entries = concatenated_ranges(starts, counts)
+    pair = np.repeat(np.arange(len(vector_rows), dtype=np.int64), counts)
+    at = lookup(sum_rows[pair], vectors.indices[entries], sums.indptr, sums.indices,
+                np.arange(sums.nnz, dtype=np.int64), -1)  # fmt: skip
+    products = np.where(at >= 0, vectors.data[entries] * sums.data[np.maximum(at, 0)], 0.0)
+    return np.bincount(pair, weights=products, minlength=len(vector_rows))
 
 
 def squared_norms(matrix: Any) -> np.ndarray:

@@ -238,6 +238,12 @@ DIALECTS: tuple[Dialect, ...] = (
             "before 0.20, pandas input is sorted by score alone with pandas' unstable sort, so tied scores do not "
             "come out by item id descending (its polars and Spark paths do); rankwise always orders them so",
         ),
+        caveats=(
+            "Novelty: RePlay's mean runs over every training user (a training user without a list scores 1, a user "
+            "with a list but no training interaction is left out); rankwise evaluate averages over the users with a "
+            "list, as the per-user values agree; rankwise.recsys.beyond.unseen_share(dialect='replay') gives "
+            "RePlay's mean",
+        ),
     ),
     Dialect(
         "replay",

@@ -38,7 +38,7 @@ from ..errors import InputError
 from ..io import load_run
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, VALUE
-from ..similarity import item_vectors, pairwise_distance_sums, row_dots, row_sums
+from ..similarity import item_vectors, paired_dots, pairwise_distance_sums, row_sums
 from ..training import TrainingIndex, catalogue_size
 from .data import ITEM, USER
 
@@ -626,7 +626,7 @@ def serendipity(recs: Any, *, truth: Any, train: Any, k: int | None = None, defi
     history = train_pairs.filter(pl.col(USER).is_in(kept.users.implode()))
     history_user = _index(kept.users, history.get_column(USER))
     sums = row_sums(history_user, _index(coded.items, history.get_column(ITEM)), len(coded.sizes), vectors)
-    similarity = row_dots(vectors[coded.item], sums[coded.user])
+    similarity = paired_dots(vectors, coded.item, sums, coded.user)
     mean_similarity = similarity / np.bincount(history_user, minlength=len(coded.sizes))[coded.user]
     per_user = _per_user_mean(coded, (1.0 - mean_similarity) * rel[keep.to_numpy()])
     notes = [f"{dropped} users without training interactions are left out"] if dropped else []
