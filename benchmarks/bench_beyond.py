@@ -1,5 +1,7 @@
 """Beyond-accuracy measures against the accuracy ones, on bench_recs.py's data (U users × 20 shuffled recommendations
-over 50,000 items) plus 20 random training items per user: whole ``rankwise.evaluate`` calls, median of 3.
+over 50,000 items) plus 20 random training items per user: whole ``rankwise.evaluate`` calls, median of 3. The
+co-occurrence measures (ILD, Serendipity) run up to 200k users only; Unexpectedness compares the lists with
+themselves as the baseline.
 
 Run from the repository root after ``python benchmarks/bench_recs.py --users U`` has written the data::
 
@@ -37,6 +39,10 @@ def main() -> None:
         "seven beyond-accuracy measures, train=": (BEYOND, {"train": train}),
         "six accuracy measures, --dialect replay, train=": (ACCURACY, {"dialect": "replay", "train": train}),
     }
+    if users <= 200_000:  # co-occurrence similarity grows with the co-occurring pairs: 20 M lists rows take minutes
+        cases["ILD + Serendipity by item co-occurrence, train="] = (["ILD@10", "Serendipity@10"], {"train": train})
+    cases["Serendipity(definition=popularity_rank) + Unexpectedness, train=, baseline="] = (
+        ["Serendipity(definition=popularity_rank)@10", "Unexpectedness@10"], {"train": train, "baseline": recs})
     for name, (measures, options) in cases.items():
         times = []
         for _ in range(3):
