@@ -141,3 +141,14 @@ def test_installed_command_runs_on_bundled_example() -> None:
     payload = json.loads(done.stdout)
     assert 0.0 < payload["aggregate"]["nDCG@10"] < 1.0
     assert set(payload["per_query"]) == {"301", "302", "303", "304", "305"}
+
+
+def test_judged_only_flag_removes_unjudged_documents_and_says_so(tmp_path) -> None:
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c -1\n")
+    run.write_text("q1 Q0 x 1 3.0 r\nq1 Q0 c 2 2.5 r\nq1 Q0 b 3 2.0 r\nq1 Q0 a 4 1.0 r\n")
+    code, out, err = invoke("evaluate", str(qrels), str(run), "-m", "P@2", "-m", "RR", "-J", "--format", "json")
+    assert code == 0, err
+    values = json.loads(out)["aggregate"]
+    assert values == {"P@2": 0.5, "RR": 0.5}  # condensed list [b, a]: x unjudged, c graded below 0
+    assert "2 unjudged ranked documents were removed before scoring (judged_only)" in err

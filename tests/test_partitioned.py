@@ -83,7 +83,8 @@ def test_streamed_equals_in_memory(tmp_path: Path, seed: int, grouped: bool, dia
 
 
 @pytest.mark.parametrize("options", [{"queries": "qrels"}, {"queries": "run"}, {"ties": "input_order"},
-                                     {"depth": 7}, {"ties": "average"}, {"queries": "relevant", "rel_level": 2}])
+                                     {"depth": 7}, {"ties": "average"}, {"queries": "relevant", "rel_level": 2},
+                                     {"judged_only": True, "depth": 9}])
 def test_streamed_policies(tmp_path: Path, options: dict, small_parts: None) -> None:
     qrels, run = _write(tmp_path, 7, grouped=False)
     _same(rankwise.evaluate(qrels, run, MEASURES, stream=True, **options),

@@ -280,3 +280,40 @@ def test_all_trec_measures_are_covered():
         assert any(k.startswith(family + "_") for k in compared) or family in elsewhere, family
     # 12 plain measures (with set_F, set_recall), 11 recall levels, 4 families at every cutoff, success
     assert len(compared) == 12 + len(RECALL_LEVELS) + 4 * len(CUTOFFS) + len(SUCCESS_CUTOFFS)
+
+
+@pytest.mark.parametrize("seed", range(3, N_CASES, 4))
+def test_judged_only_matches_trec_eval_J(seed):
+    """judged_only=True (trec_eval -J: unjudged and negatively graded documents removed before scoring, the
+    condensed lists of Sakai 2007) equals pytrec_eval's judged_docs_only_flag, every measure per query; with a
+    depth cut, trec_eval cuts first (-M then -J)."""
+    qrels, run = make_case(seed)
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC_MEASURES), relevance_level=1,
+                                         judged_docs_only_flag=True).evaluate(run)  # fmt: skip
+    result = rankwise.evaluate(qrels, run, RANKWISE_MEASURES, judged_only=True)
+    mismatches = _compare(result, _emptied_scores_zero(ref, result))
+    assert not mismatches, f"seed {seed}:\n" + "\n".join(mismatches[:20])
+    evaluated = set(qrels) & set(run)
+    judged = {q: {d for d, g in qrels[q].items() if g >= 0} for q in evaluated}
+    assert result.accounting.removed_unjudged == sum(len(set(run[q]) - judged[q]) for q in evaluated)
+    depth = 3
+    cut = {q: {d: docs[d] for d in _trec_order(docs)[:depth]} for q, docs in run.items()}
+    ref = pytrec_eval.RelevanceEvaluator(qrels, set(PYTREC_MEASURES), relevance_level=1,
+                                         judged_docs_only_flag=True).evaluate(cut)  # fmt: skip
+    result = rankwise.evaluate(qrels, run, RANKWISE_MEASURES, judged_only=True, depth=depth)
+    mismatches = _compare(result, _emptied_scores_zero(ref, result))
+    assert not mismatches, f"seed {seed}, depth {depth}:\n" + "\n".join(mismatches[:20])
+
+
+def _emptied_scores_zero(ref: dict, result: rankwise.EvaluationResult) -> dict:
+    """pytrec_eval's values with one trec_eval artefact replaced: a ranking that -J leaves empty gets
+    iprec_at_recall_0.00 NaN (0/0 in m_iprec_at_recall.c; the binary prints -nan); rankwise scores an empty
+    ranking's interpolated precision 0, as for every other measure."""
+    out = {}
+    for q, values in ref.items():
+        emptied = result.per_query[q]["num_ret"] == 0
+        if emptied:
+            assert math.isnan(values["iprec_at_recall_0.00"]), values
+        out[q] = {k: 0.0 if emptied and math.isnan(v) and k.startswith("iprec_at_recall") else v
+                  for k, v in values.items()}  # fmt: skip
+    return out

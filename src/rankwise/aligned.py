@@ -40,6 +40,8 @@ class QueryAccounting:
     """Judged queries without a relevant document, not evaluated (``queries="relevant"``)."""
     truncated_rows: int = 0
     """Run rows beyond the depth cut."""
+    removed_unjudged: int = 0
+    """Unjudged run rows removed before scoring (``judged_only``)."""
 
 
 @dataclass
@@ -248,6 +250,13 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         truncated = int(len(keep) - keep.sum())
         qidx, rank, score, grade, doc = qidx[keep], rank[keep], score[keep], grade[keep], doc[keep]
         np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    removed = 0
+    if policies.judged_only:  # condensed lists: the judged documents keep their order, ranked anew
+        keep = (grade != UNJUDGED) & (grade >= 0)
+        removed = int(len(keep) - keep.sum())
+        qidx, score, grade, doc = qidx[keep], score[keep], grade[keep], doc[keep]
+        np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+        rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
     tie_group = None
     if policies.ties is TiePolicy.AVERAGE:
         tie_group = np.cumsum(run_starts(qidx, score)) - 1
@@ -261,6 +270,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         scored_empty=sets.text(scored_empty),
         unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
         truncated_rows=truncated,
+        removed_unjudged=removed,
         no_relevant=sets.text(no_relevant),
     )
     return Aligned(

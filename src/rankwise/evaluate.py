@@ -29,6 +29,7 @@ def evaluate(
     ties: TiePolicy | str | None = None,
     queries: QuerySet | str | None = None,
     depth: int | None = None,
+    judged_only: bool | None = None,
     rel_level: int = 1,
     scores: ScorePrecision | str | None = None,
     cutoffs: Iterable[int] | None = None,
@@ -48,7 +49,8 @@ def evaluate(
     ``qrels`` and ``run`` may be paths (TREC, ``.gz``, CSV/TSV/parquet), DataFrames (polars, pandas),
     pyarrow tables or ``{query_id: {doc_id: value}}`` dicts. Policies: ``ties`` (``docno_desc`` as
     trec_eval, ``docno_asc``, ``input_order``), ``queries`` (``intersection`` as trec_eval, ``qrels`` =
-    trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``rel_level`` (trec_eval ``-l``), ``scores``
+    trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``judged_only`` (trec_eval ``-J``: unjudged
+    documents removed before scoring, the condensed lists of Sakai 2007), ``rel_level`` (trec_eval ``-l``), ``scores``
     (``float64``, or ``float32`` as pytrec_eval). ``dialect`` (``"lightgbm"``, ``"ranx@0.3"``, see
     ``rankwise.dialects``) makes each measure name mean what that library computes: it fills in every
     parameter and policy not given explicitly. ``cutoffs=[10, 20]`` gives every measure written without a
@@ -76,7 +78,7 @@ def evaluate(
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
     plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, rel_level=rel_level, ties=ties,
-                     queries=queries, depth=depth, scores=scores)  # fmt: skip
+                     queries=queries, depth=depth, scores=scores, judged_only=judged_only)  # fmt: skip
     judgments = load_subtopic_qrels(subtopics) if subtopics is not None else None
     refuse_without_subtopics(plan.pairs, judgments)
     if judgments is not None and (qrels is None or _same_file(qrels, subtopics)):

@@ -59,7 +59,9 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
         for choice, meaning in param.choices.items():
             lines.append(f"      {choice}: {meaning}")
     depth = policies.depth or "all"
-    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {depth}    [policies]")
+    judged = ", judged only" if policies.judged_only else ""
+    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {depth}{judged}    "
+                 "[policies]")
     lines += ["", f"Aggregate: {AGGREGATES[measure.aggregation]}", f"Empty or undefined: {spec.empty}"]
     name = trec_name(measure)
     lines.append(f"trec_eval name: {name}" if name else "trec_eval name: none (not a trec_eval measure)")

@@ -72,6 +72,9 @@ class Policies:
     - ``depth``: keep only the top ``depth`` documents of each ranking after sorting (trec_eval ``-M``).
     - ``rel_level``: default relevance threshold of every measure whose ``rel`` is not given (trec_eval ``-l``).
     - ``scores``: :class:`ScorePrecision` (default ``float64``).
+    - ``judged_only``: remove the unjudged documents (not in the qrels, or graded below 0) from each ranking after
+      the depth cut and before scoring, the others keeping their order (trec_eval ``-J``; the condensed lists of
+      Sakai, SIGIR 2007). Default False.
     """
 
     ties: TiePolicy = TiePolicy.DOCNO_DESC
@@ -79,8 +82,12 @@ class Policies:
     depth: int | None = None
     rel_level: int = 1
     scores: ScorePrecision = ScorePrecision.FLOAT64
+    judged_only: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.judged_only, (bool, np.bool_)):
+            raise RankwiseError(f"judged_only must be True or False, got {self.judged_only!r}")
+        object.__setattr__(self, "judged_only", bool(self.judged_only))
         object.__setattr__(self, "scores", _enum(ScorePrecision, self.scores, "score precision"))
         object.__setattr__(self, "ties", _enum(TiePolicy, self.ties, "tie policy"))
         object.__setattr__(self, "queries", _enum(QuerySet, self.queries, "query set"))

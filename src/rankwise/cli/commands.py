@@ -44,6 +44,8 @@ from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recom
     help="Which queries are averaged [default: intersection; -c means qrels].",
 )
 @click.option("-M", "--depth", type=int, default=None, help="Keep only the top N documents per query (trec_eval -M).")
+@click.option("-J", "--judged-only", is_flag=True, default=None,
+              help="Remove unjudged documents from each ranking before scoring (trec_eval -J; condensed lists).")
 @click.option(
     "--ties",
     type=click.Choice([t.value for t in TiePolicy]),
@@ -102,6 +104,7 @@ def evaluate(
     all_queries: bool,
     queries: str | None,
     depth: int | None,
+    judged_only: bool | None,
     ties: str | None,
     scores: str | None,
     output_format: str,
@@ -121,6 +124,7 @@ def evaluate(
     chosen = QuerySet.QRELS.value if all_queries else queries
     with progress_bar(enabled=not quiet) as progress:
         result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
+                                judged_only=judged_only or None,
                                 rel_level=rel_level, dialect=dialect, scores=scores, stream=stream,
                                 subtopics=subtopics, features=features, baseline=baseline, progress=progress,
                                 **inputs.as_arguments())  # fmt: skip

@@ -267,6 +267,7 @@ def concatenate_groups(parts: list[GroupValues]) -> GroupValues:
         **{field: tuple(chain.from_iterable(getattr(p.accounting, field) for p in parts))
            for field in ("run_only", "qrels_only", "scored_empty", "unjudged_evaluated", "no_relevant")},
         truncated_rows=sum(p.accounting.truncated_rows for p in parts),
+        removed_unjudged=sum(p.accounting.removed_unjudged for p in parts),
     )  # fmt: skip
     return GroupValues(
         group=first.group,

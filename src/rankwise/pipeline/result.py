@@ -86,6 +86,9 @@ class EvaluationResult:
             for ids, nouns, what in query_groups
             if ids
         ]
+        if acc.removed_unjudged:
+            lines.append(f"{counted(acc.removed_unjudged, 'unjudged ranked document', 'unjudged ranked documents')} "
+                         f"{'was' if acc.removed_unjudged == 1 else 'were'} removed before scoring (judged_only)")
         if acc.truncated_rows:
             lines.append(f"{counted(acc.truncated_rows, 'ranked document', 'ranked documents')} beyond depth "
                          f"{self.policies.depth} {'was' if acc.truncated_rows == 1 else 'were'} ignored")  # fmt: skip
