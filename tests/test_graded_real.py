@@ -8,6 +8,7 @@ and by the engine change itself: integer grades read as real numbers give every 
 
 from __future__ import annotations
 
+import json
 import random
 
 import numpy as np
@@ -15,6 +16,7 @@ import polars as pl
 import pytest
 
 import rankwise
+from conftest import run_cli
 from rankwise.errors import InputError, MeasureError
 from rankwise.io import load_qrels
 from test_err import err_by_definition, frames
@@ -126,10 +128,42 @@ def test_bad_real_grades() -> None:
     with pytest.raises(InputError, match=r"^qrels DataFrame row 1: relevance grade nan for query 'q' doc 'b' is not"):
         load_qrels(pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [0.5, float("nan")]}),
                    grades="real")  # fmt: skip
-    with pytest.raises(InputError, match=r"grades='real' reads a DataFrame, an Arrow table or a dict, not a file"):
+    with pytest.raises(InputError, match=r"qrels.txt: no such file"):
         load_qrels("qrels.txt", grades="real")
     with pytest.raises(InputError, match=r"give threshold or grades='real'"):
         load_qrels({"q": {"a": 0.5}}, threshold=0.5, grades="real")
     # Without grades="real", a fractional grade is refused as before.
     with pytest.raises(InputError, match=r"is not an integer"):
         load_qrels({"q": {"a": 0.73}})
+
+
+def test_real_grades_from_files_and_the_command_line(tmp_path) -> None:
+    """TREC qrels, CSV and parquet files with real grades give the values of the same grades from a DataFrame;
+    a bad grade names the file's line; without grades='real' a fractional grade says how to read it."""
+    rng = random.Random(5)
+    qrels, run = real_case(rng)
+    qrels_frame, run_frame = frames(qrels, run)
+    measures = ["nDCG(rel=0)@5", "ERR(max_grade=3)@5", "DCG(rel=0)@10"]
+    expected = rankwise.evaluate(load_qrels(qrels_frame, grades="real"), run_frame, measures)
+    trec = tmp_path / "qrels.txt"
+    trec.write_text("".join(f"{q} 0 {d} {g!r}\n" for q, docs in qrels.items() for d, g in docs.items()))
+    csv, parquet = tmp_path / "qrels.csv", tmp_path / "qrels.parquet"
+    qrels_frame.write_csv(csv)
+    qrels_frame.write_parquet(parquet)
+    for path in (trec, csv, parquet):
+        got = rankwise.evaluate(path, run_frame, measures, grades="real")
+        assert got.per_query == expected.per_query, path
+    runs = tmp_path / "run.txt"
+    runs.write_text("".join(f"{q} Q0 {d} 1 {s!r} r\n" for q, docs in run.items() for d, s in docs.items()))
+    code, out, err = run_cli("evaluate", str(trec), str(runs), "-m", measures[0], "--grades", "real", "--format",
+                             "json")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["aggregate"][measures[0]] == pytest.approx(expected.aggregate[measures[0]], abs=1e-15)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q 0 a 0.5\nq 0 b high\n")
+    with pytest.raises(InputError, match=r"bad.txt:2: relevance grade 'high' is not a number"):
+        rankwise.evaluate(bad, runs, measures, grades="real")
+    code, _, err = run_cli("evaluate", str(trec), str(runs), "-m", "nDCG@5")
+    assert code == 2 and "is not an integer (real-valued grades: grades='real', --grades real" in err
+    with pytest.raises(rankwise.RankwiseError, match="give one of them"):
+        rankwise.evaluate(trec, runs, measures, grades="real", threshold=0.5)

@@ -13,6 +13,7 @@ from .intent_kernels import refuse_without_subtopics
 from .io.blocks import streamable
 from .io.interactions import read_interactions
 from .io.subtopics import load_subtopic_qrels
+from .io.table import Grades
 from .pipeline.load import load_inputs, load_side_inputs
 from .pipeline.partitioned import Progress, compute_in_partitions, evaluate_in_partitions
 from .pipeline.plan import MeasureLike, make_plan
@@ -34,6 +35,7 @@ def evaluate(
     scores: ScorePrecision | str | None = None,
     cutoffs: Iterable[int] | None = None,
     threshold: float | None = None,
+    grades: Grades | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     train: Any = None,
@@ -56,11 +58,13 @@ def evaluate(
     parameter and policy not given explicitly. ``cutoffs=[10, 20]`` gives every measure written without a
     cutoff each of these (``nDCG`` → ``nDCG@10``, ``nDCG@20``). ``threshold`` reads qrels values as
     ratings (recommendation ground truth): relevant when rating >= threshold (under a dialect with graded
-    ratings, Elliot, the ratings stay the grades and the threshold is the rel_level). ``train`` (training
-    interactions: a table or path with user and item columns, or ``{user: [items]}``) and ``catalog`` (the
-    number of items, or the items; by default those seen in training) give each user's candidate items, which
-    Elliot's AUC family needs. The beyond-accuracy measures read ``train`` and ``catalog`` too, and ``features``
-    (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
+    ratings, Elliot, the ratings stay the grades and the threshold is the rel_level). ``grades="real"`` reads
+    the qrels values as real-valued grades (an LLM judge's 0.73), from files too: measures with gains use them as
+    they are (nDCG, ERR with ``max_grade``), and the ones that threshold grades need their ``rel`` given.
+    ``train`` (training interactions: a table or path with user and item columns, or ``{user: [items]}``) and
+    ``catalog`` (the number of items, or the items; by default those seen in training) give each user's candidate
+    items, which Elliot's AUC family needs. The beyond-accuracy measures read ``train`` and ``catalog`` too, and
+    ``features`` (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
     Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness).
 
     ``subtopics`` (a TREC Web track diversity qrels file, ``query_id subtopic doc_id grade`` per line, or a table or
@@ -77,8 +81,8 @@ def evaluate(
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
-    plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, rel_level=rel_level, ties=ties,
-                     queries=queries, depth=depth, scores=scores, judged_only=judged_only)  # fmt: skip
+    plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, grades=grades, rel_level=rel_level,
+                     ties=ties, queries=queries, depth=depth, scores=scores, judged_only=judged_only)  # fmt: skip
     judgments = load_subtopic_qrels(subtopics) if subtopics is not None else None
     refuse_without_subtopics(plan.pairs, judgments)
     if judgments is not None and (qrels is None or _same_file(qrels, subtopics)):

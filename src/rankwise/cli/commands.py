@@ -93,6 +93,9 @@ from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recom
                    "with kind=feature_cosine or feature_hamming.")  # fmt: skip
 @click.option("--baseline", default=None, metavar="RUN",
               help="Another model's lists (a run file) for Unexpectedness.")
+@click.option("--grades", type=click.Choice(["integer", "real"]), default=None,
+              help="Read qrels values as integer grades (trec_eval) or real-valued ones (an LLM judge's 0.73: gains "
+                   "as given; measures that threshold grades need rel=) [default: integer].")  # fmt: skip
 @recommendation_options
 @fail_cleanly
 def evaluate(
@@ -114,6 +117,7 @@ def evaluate(
     subtopics: str | None,
     features: str | None,
     baseline: str | None,
+    grades: str | None,
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
@@ -126,7 +130,8 @@ def evaluate(
         result = run_evaluation(qrels, run, list(measures) or None, ties=ties, queries=chosen, depth=depth,
                                 judged_only=judged_only or None,
                                 rel_level=rel_level, dialect=dialect, scores=scores, stream=stream,
-                                subtopics=subtopics, features=features, baseline=baseline, progress=progress,
+                                subtopics=subtopics, features=features, baseline=baseline, grades=grades,
+                                progress=progress,
                                 **inputs.as_arguments())  # fmt: skip
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
 

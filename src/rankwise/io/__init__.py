@@ -28,20 +28,17 @@ def load(
     the keys ``query_id``, ``doc_id``, ``value`` (and ``rank`` for a run ranked by position), or a plain
     ``(query, doc, value)`` tuple; other keys are refused. ``threshold`` reads qrels values as ratings: relevant
     (grade 1) when rating >= threshold, else 0. ``grades="real"`` reads qrels values as real-valued grades (an LLM
-    judge's 0.73) from a DataFrame, an Arrow table or a dict; the measures that threshold grades then need their
+    judge's 0.73) from a file, a DataFrame, an Arrow table or a dict; the measures that threshold grades then need their
     ``rel`` given (see :func:`rankwise.pipeline.compute.refuse_undefined_on_real_grades`).
     """
     columns = check_columns(columns, kind)
     if isinstance(source, Table):
         return source
-    if grades == "real" and isinstance(source, (str, Path)):
-        raise InputError(f"{source}: grades='real' reads a DataFrame, an Arrow table or a dict, not a file; "
-                         "read the file into a DataFrame first")  # fmt: skip
     if isinstance(source, (str, Path)):
         path = Path(source)
         if path.suffix.lower() in TABULAR_SUFFIXES:
-            return read_tabular(path, kind, columns, threshold)
-        return read_trec(path, kind, threshold)
+            return read_tabular(path, kind, columns, threshold, grades)
+        return read_trec(path, kind, threshold, grades)
     origin = Origin(f"{kind} {type(source).__name__}")
     if isinstance(source, pl.LazyFrame):
         source = source.collect()

@@ -8,6 +8,7 @@ grades for qrels and float64 scores for runs. Every row keeps its input position
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -120,6 +121,8 @@ def _values(
         problem = "is missing" if raw is None else f"{shorten(str(raw))!r} is not {expected}"
         if raw is not None and target == pl.Int64 and re.fullmatch(r"\s*[+-]?[0-9]+\s*", str(raw)):
             problem = f"{shorten(str(raw).strip())} is out of range (grades must fit in 64 bits)"
+        elif raw is not None and target == pl.Int64 and _is_number(str(raw)):
+            problem += " (real-valued grades: grades='real', --grades real; ratings: a threshold)"
         raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
     out = out.drop(VALUE).rename({"_cast": VALUE})
     if kind == "qrels" and threshold is not None:
@@ -224,3 +227,10 @@ def empty_table(kind: Kind, origin: Origin, reason: str) -> Table:
         schema={QID: pl.String, DOCID: pl.String, VALUE: pl.Int64 if kind == "qrels" else pl.Float64, ROW: pl.UInt32}
     )
     return Table(kind, frame, origin, notes=(reason,))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False

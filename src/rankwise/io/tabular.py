@@ -95,8 +95,9 @@ def frame_to_table(
 
 
 def read_tabular(
-    path: Path, kind: Kind, columns: Mapping[str, str] | None = None, threshold: float | None = None
-) -> Table:
+    path: Path, kind: Kind, columns: Mapping[str, str] | None = None, threshold: float | None = None,
+    grades: Grades = "integer",
+) -> Table:  # fmt: skip
     """Read CSV (``.csv``), TSV (``.tsv``, RecBole ``.inter``) or parquet (``.parquet``/``.pq``) with a header."""
     suffixes = [s.lower() for s in path.suffixes]
     name = str(path)
@@ -117,7 +118,7 @@ def read_tabular(
         raise InputError(f"{name}: cannot read ({first})") from None
     # Rows of a CSV with a header start on line 2; parquet rows are named by index.
     line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
-    return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold)
+    return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold, grades=grades)
 
 
 def _read_delimited(path: Path, separator: str, kind: Kind, columns: Mapping[str, str] | None) -> pl.DataFrame:

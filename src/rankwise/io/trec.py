@@ -30,7 +30,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
-from .table import DOCID, QID, ROW, VALUE, Kind, Origin, Table, make_table
+from .table import DOCID, QID, ROW, VALUE, Grades, Kind, Origin, Table, make_table
 
 COLUMNS: dict[Kind, tuple[str, ...]] = {
     "qrels": (QID, "iteration", DOCID, VALUE),
@@ -117,15 +117,16 @@ def gunzip(data: bytes, name: str) -> bytes:
     return b"".join(chunks)
 
 
-def read_trec(path: str | Path, kind: Kind, threshold: float | None = None) -> Table:
-    """Read a TREC qrels or run file into a validated :class:`Table`."""
+def read_trec(path: str | Path, kind: Kind, threshold: float | None = None, grades: Grades = "integer") -> Table:
+    """Read a TREC qrels or run file into a validated :class:`Table` (``grades="real"``: real-valued qrels grades)."""
     path = Path(path)
-    return parse_trec(read_bytes(path), kind, str(path), threshold)
+    return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades)
 
 
 def parse_trec(
-    raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False, first_line: int = 1
-) -> Table:
+    raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False, first_line: int = 1,
+    grades: Grades = "integer",
+) -> Table:  # fmt: skip
     """Parse the bytes of a TREC qrels or run file (``name`` names it in errors and notes).
 
     ``careful=True`` skips the fast reader (the tests compare the two). ``first_line``: the line number of the first
@@ -138,10 +139,10 @@ def parse_trec(
     separator = None if careful else _plain_separator(raw)
     if separator is not None:
         try:
-            return _parse_fast(raw, kind, Origin(name, _line_mapper(raw, first_line)), separator, threshold)
+            return _parse_fast(raw, kind, Origin(name, _line_mapper(raw, first_line)), separator, threshold, grades)
         except (InputError, _Irregular, pl.exceptions.PolarsError):
             pass  # the careful reader decides, and names the line
-    return _parse_carefully(raw, kind, name, threshold, first_line)
+    return _parse_carefully(raw, kind, name, threshold, first_line, grades)
 
 
 class _Irregular(Exception):
@@ -161,10 +162,11 @@ def _plain_separator(data: bytes) -> str | None:
     return None if b" " in data else "\t"
 
 
-def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, threshold: float | None) -> Table:
+def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, threshold: float | None,
+                grades: Grades = "integer") -> Table:  # fmt: skip
     """polars' CSV reader on a file with one separator byte; raises rather than guess on anything unusual."""
     columns = COLUMNS[kind]
-    value_type = pl.Int64 if kind == "qrels" and threshold is None else pl.Float64
+    value_type = pl.Int64 if kind == "qrels" and threshold is None and grades == "integer" else pl.Float64
     frame = pl.read_csv(
         io.BytesIO(data),
         separator=separator,
@@ -179,10 +181,11 @@ def _parse_fast(data: bytes, kind: Kind, origin: Origin, separator: str, thresho
         raise _Irregular
     run_name = frame.get_column("tag")[0] if kind == "run" and frame.height else None
     frame = frame.select(QID, DOCID, VALUE).with_row_index(ROW)
-    return make_table(frame, kind, origin, run_name=run_name, threshold=threshold)
+    return make_table(frame, kind, origin, run_name=run_name, threshold=threshold, grades=grades)
 
 
-def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None, first_line: int = 1) -> Table:
+def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None = None, first_line: int = 1,
+                     grades: Grades = "integer") -> Table:  # fmt: skip
     """Split every line on runs of whitespace; errors name the file line, extra run fields are counted."""
     # "File may contain no NULL characters" (trec_eval get_qrels.c:21, get_trec_results.c:27): C strings end
     # there, so what a field holds after one is undefined. Refused, wherever it is (comment lines too).
@@ -224,6 +227,7 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
         Origin(name, lambda row: int(line_numbers[row])),
         run_name=run_name,
         threshold=threshold,
+        grades=grades,
     )
     extra = frame.filter(pl.col("extra"))
     if extra.height:

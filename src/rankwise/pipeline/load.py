@@ -51,7 +51,7 @@ def load_inputs(
     run only when given; ``subtopics``: subtopic judgments already read
     (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
     return Inputs(
-        _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold)),
+        _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)),
         _load(plan.dialect, "run", lambda: load_run(run, run_columns)),
         read_interactions(train) if train is not None else None,
         subtopics,

@@ -68,7 +68,7 @@ def evaluate_in_partitions(
     :func:`rankwise.pipeline.load.load_inputs` and :func:`compute_groups` give them, computed partition by
     partition (see the module docstring): ``partition_rows`` run rows at a time (default :data:`PARTITION_ROWS`);
     ``block_options``: ``block_bytes``/``block_rows`` for the reader."""
-    judgments = load_qrels(qrels, qrels_columns, plan.threshold)
+    judgments = load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)
     report = progress or (lambda stage, done, total: None)
     with tempfile.TemporaryDirectory(prefix="rankwise-") as folder:
         def blocks() -> Iterator[Block]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..dialects import Dialect, resolve_dialect
 from ..errors import InputError, MeasureError, RankwiseError
+from ..io.table import Grades
 from ..measures import Measure, parse_measures
 from ..measures.parse import expand_cutoffs
 from ..policies import Policies, QuerySet
@@ -43,6 +44,8 @@ class Plan:
     groups: tuple[QueryGroup, ...]
     threshold: float | None
     notes: tuple[str, ...] = ()
+    grades: Grades = "integer"
+    """How qrels values are read: integer grades, or real-valued ones (``"real"``)."""
 
 
 def make_plan(
@@ -52,6 +55,7 @@ def make_plan(
     cutoffs: Iterable[int] | None = None,
     threshold: float | None = None,
     rel_level: int = 1,
+    grades: Grades | None = None,
     **policies: Any,
 ) -> Plan:
     """The plan for an evaluation: dialect resolved, measures parsed and bound, policies in force (explicit, else
@@ -73,7 +77,12 @@ def make_plan(
         QueryGroup(dataclasses.replace(in_force, queries=QuerySet(name)), tuple(by_set[name]))
         for name in [main, *others]
     )
-    return Plan(tuple(pairs), in_force, chosen, groups, threshold, (note,) if note else ())
+    if grades not in (None, "integer", "real"):
+        raise RankwiseError(f"grades must be 'integer' or 'real', not {grades!r}")
+    if grades == "real" and threshold is not None:
+        raise RankwiseError("grades='real' keeps the qrels values as grades; a rating threshold makes them binary: "
+                            "give one of them")  # fmt: skip
+    return Plan(tuple(pairs), in_force, chosen, groups, threshold, (note,) if note else (), grades or "integer")
 
 
 def resolve_measures(
