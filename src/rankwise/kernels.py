@@ -362,7 +362,8 @@ class _GainWalk:
     num_ideal: np.ndarray
     """R⁺ per query: judged documents with a positive gain."""
 
-    def at(self, values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, q: np.ndarray, j: np.ndarray) -> np.ndarray:
+    @staticmethod
+    def at(values: np.ndarray, starts: np.ndarray, lengths: np.ndarray, q: np.ndarray, j: np.ndarray) -> np.ndarray:
         """``values`` at the j-th (1-based) entry of query q, 0 where j = 0 or j > its length."""
         inside = (j >= 1) & (j <= lengths[q])
         return np.where(inside, values[np.where(inside, starts[q] + j - 1, 0)] if len(values) else 0.0, 0.0)
@@ -388,7 +389,7 @@ def _gain_walk(a: Aligned, m: Measure, floor: int) -> _GainWalk:
     )
 
 
-def _whole_dcg(a: Aligned, walk: _GainWalk) -> np.ndarray:
+def _whole_dcg(a: Aligned, walk: _GainWalk) -> tuple[np.ndarray, np.ndarray]:
     """Per query: DCG over its whole ranking and IDCG over its whole ideal ranking."""
     queries = np.arange(a.num_queries)
     lengths = np.diff(a.offsets)

@@ -121,6 +121,12 @@ class TrecEvalOutput:
     placeholder: np.ndarray | None = None
     """Per query of ``result``: ranked only the placeholder document of a judged query missing from the run
     (``-c``, see :func:`with_placeholders`)."""
+    computed: dict[str, np.ndarray] | None = None
+    """Per line name, values per query of ``result`` computed apart from it: the preference measures and those
+    averaged over judgment groups."""
+    emptied_num_rel: np.ndarray | None = None
+    """With ``-J``, per query of ``result``: its number of relevant documents when ``-J`` left its ranking empty,
+    else −1 (see :meth:`_emptied`)."""
 
     @property
     def placeholder_zeroed(self) -> frozenset[str]:
@@ -136,9 +142,14 @@ class TrecEvalOutput:
         index = {m: i for i, m in enumerate(self.result.measures)}
         out = {}
         for line in self.lines:
-            if line.measure is None:
+            if line.prints_text:
                 continue
-            values = self.result.values[index[line.measure]]
+            if self.computed is not None and line.name in self.computed:
+                values = self.computed[line.name]
+            else:
+                assert line.measure is not None  # a numeric line of the evaluation
+                values = self.result.values[index[line.measure]]
+            values = self._emptied(line, values)
             if line.root in SUMMARY_ONLY:
                 values = np.log(np.maximum(values, 1e-5))  # trec_eval keeps log values and averages them
             if self.placeholder is not None and line.name in self.placeholder_zeroed:
@@ -147,6 +158,20 @@ class TrecEvalOutput:
                 values = self._zscored(line.name, values)
             out[line.name] = values if self.shown is None else values[self.shown]
         return out
+
+    def _emptied(self, line: TrecEvalMeasure, values: np.ndarray) -> np.ndarray:
+        """trec_eval's interpolated precision of a ranking ``-J`` left empty: it starts from num_rel_ret / num_ret
+        = 0/0 (m_iprec_at_recall.c, m_11pt_avg.c), so every recall level x whose cutoff lround(x · R) is 0 gets NaN
+        (and 11pt_avg, their mean, NaN when one of its levels does); the others stay 0."""
+        if self.emptied_num_rel is None or line.root not in ("iprec_at_recall", "11pt_avg") or line.measure is None:
+            return values
+        levels = [float(line.measure.cutoff or 0.0)] if line.root == "iprec_at_recall" else \
+            list(line.measure.get("levels"))  # type: ignore[arg-type]  # fmt: skip
+        relevant = self.emptied_num_rel
+        zero_cut = np.zeros(len(values), dtype=bool)
+        for level in levels:
+            zero_cut |= np.floor(level * np.maximum(relevant, 0) + 0.5) == 0  # lround of a non-negative number
+        return np.where((relevant >= 0) & zero_cut, np.nan, values)
 
     @property
     def query_ids(self) -> list[str]:
@@ -194,7 +219,7 @@ class TrecEvalOutput:
                 for line in self.lines:
                     if line.root in _NOT_PER_QUERY:
                         continue
-                    if line.measure is None:
+                    if line.prints_text:
                         text = "" if placeholder is not None and placeholder[j] else strings[line.name][j]
                         rows.append(_row(line.name, qid, f"'{text}'"))
                     else:
@@ -203,7 +228,7 @@ class TrecEvalOutput:
             for line in self.lines:
                 if line.root == "runid":
                     rows.append(_row("runid", "all", self.result.run_name or ""))
-                elif line.measure is not None:
+                elif not line.prints_text:
                     total = self._summary(line, values[line.name])
                     if line.root == "num_rel" and self.judged_relevant is not None and not z:
                         total = float(self.judged_relevant)

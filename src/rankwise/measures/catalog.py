@@ -229,6 +229,15 @@ RECALL_ROUNDING = Param(
     },
 )
 
+RNDCG_REL = Param(
+    "rel",
+    "int",
+    "relevance threshold of R only: a query without a document graded >= rel scores 0 (gains count grades >= 1, "
+    "and grade 0 when a grade map names it)",
+    default=None,
+    default_doc="the evaluation's rel_level (trec_eval -l, default 1)",
+    minimum=0,
+)
 RPREC_MULT = Param(
     "mult",
     "float",
@@ -843,9 +852,10 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     ),
     MeasureSpec(
         "G",
-        "Normalised gain (trec_eval's experimental G): each gain discounted by how far the gain collected lags the ideal",
-        "G = Σ_{i: gain_i ≠ 0} gain_i / log2(2 + C_i − S_i) ÷ Σ_j I_j, S_i = Σ_{j≤i} gain_j, C_i = Σ_{j≤i} max(I_j, 1),\n"
-        "I_j the j-th largest positive gain among the judged documents (0 past them); 0 when there is none",
+        "Normalised gain (trec_eval's experimental G): each gain discounted by how far the gain so far lags the ideal",
+        "G = Σ_{i: gain_i ≠ 0} gain_i / log2(2 + C_i − S_i) ÷ Σ_j I_j, S_i = Σ_{j≤i} gain_j,\n"
+        "C_i = Σ_{j≤i} max(I_j, 1), I_j the j-th largest positive gain among the judged documents (0 past them);\n"
+        "0 when there is none",
         TREC_EVAL_REF + " m_G.c (G)",
         params=(REL_FIXED, GAIN),
         aliases=("NormalisedGain", "NormalizedGain"),
@@ -879,7 +889,7 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "R⁺: judged documents with a positive gain (grades ≥ 1; grade 0 too when a grade map names it). 0 when R = 0\n"
         "(no document graded >= rel); undefined (trec_eval's 0/0) when R > 0 but R⁺ = 0",
         TREC_EVAL_REF + " m_Rndcg.c (Rndcg)",
-        params=(REL, GAIN),
+        params=(RNDCG_REL, GAIN),
         cutoff=None,
         empty="0 (R = 0); undefined when R > 0 and no judged document has a positive gain (trec_eval prints -nan)",
     ),

@@ -1,7 +1,8 @@
 """trec_eval's ``-m`` grammar: which measures a list of ``-m`` arguments asks for, under the names trec_eval prints.
 
 trec_eval marks measures of its measure table (``measures.c``): ``-m NAME`` marks one, ``-m NICKNAME`` a set
-(``official``, ``all_trec``, ``set``), and ``-m NAME.PARAMS`` marks one and gives its parameters — the first
+(``official``, ``all_trec``, ``set``; ``all_prefs`` and ``prefs`` for preference judgments, ``qrels_jg`` for
+judgment groups), and ``-m NAME.PARAMS`` marks one and gives its parameters — the first
 ``-m`` with parameters for a name wins. Marked measures print in table order, each under the name trec_eval
 builds from its parameters:
 
@@ -21,11 +22,28 @@ from dataclasses import dataclass
 from ..errors import MeasureError
 from ..wording import shorten
 from .spec import Measure
-from .trec_names import ALL_TREC, CUTOFF_FAMILIES, NOT_COMPUTED, OFFICIAL, PLAIN_MEASURES, SET_MEASURES, TABLE_ORDER
+from .trec_names import (
+    ALL_PREFS,
+    ALL_TREC,
+    CUTOFF_FAMILIES,
+    JUDGMENT_GROUP_MEASURES,
+    NOT_COMPUTED,
+    OFFICIAL,
+    PLAIN_MEASURES,
+    PREFS_COUNTS,
+    PREFS_MEASURES,
+    PREFS_OFFICIAL,
+    QRELS_JG,
+    SET_MEASURES,
+    TABLE_ORDER,
+)  # fmt: skip
 
-NICKNAMES: dict[str, tuple[str, ...]] = {"official": OFFICIAL, "all_trec": ALL_TREC, "set": SET_MEASURES}
-OTHER_FORMATS = frozenset({"all_prefs", "prefs", "qrels_jg"})
-"""Nicknames of measures computed from other judgment formats (``-R prefs``, ``-R qrels_jg``)."""
+NICKNAMES: dict[str, tuple[str, ...]] = {
+    "official": OFFICIAL, "all_trec": ALL_TREC, "set": SET_MEASURES, "all_prefs": ALL_PREFS, "prefs": PREFS_OFFICIAL,
+    "qrels_jg": QRELS_JG,
+}  # fmt: skip
+JUDGMENT_FORMATS = {"qrels": "qrels", "qrels_jg": "qrels_jg", "prefs": "prefs", "qrels_prefs": "prefs"}
+"""trec_eval's judgment formats (``-R``) and the kind of judgments each gives its measures."""
 _DEFAULT_RPREC_MULTS = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 _DEFAULT_RELSTRING_LENGTH = 10
 
@@ -33,7 +51,8 @@ _DEFAULT_RELSTRING_LENGTH = 10
 @dataclass(frozen=True)
 class TrecEvalMeasure:
     """One line per query of trec_eval's output: the name it prints, the measure of its table it belongs to
-    (``root``) and the rankwise measure computing it (None for ``runid`` and ``relstring``, which print text)."""
+    (``root``) and the rankwise measure computing it (None for ``runid`` and ``relstring``, which print text, and
+    for the preference measures; for a measure averaged over judgment groups, the measure averaged)."""
 
     name: str
     root: str
@@ -43,7 +62,21 @@ class TrecEvalMeasure:
     @property
     def is_count(self) -> bool:
         """Printed as an integer (``%ld``)."""
-        return self.measure is not None and self.measure.spec.is_count
+        return self.root in PREFS_COUNTS or (self.measure is not None and self.measure.spec.is_count)
+
+    @property
+    def prints_text(self) -> bool:
+        """Printed as text (the run's tag, a relevance string), not as a number."""
+        return self.root in ("runid", "relstring")
+
+    @property
+    def judgments(self) -> str | None:
+        """The kind of judgments the line needs: ``qrels``, ``qrels_jg`` or ``prefs`` (None: any)."""
+        if self.root in ("runid", "num_q"):
+            return None
+        if self.root in JUDGMENT_GROUP_MEASURES:
+            return "qrels_jg"
+        return "prefs" if self.root in PREFS_MEASURES else "qrels"
 
 
 @dataclass(frozen=True)
@@ -52,6 +85,25 @@ class TrecEvalRequest:
 
     measures: tuple[TrecEvalMeasure, ...]
     not_computed: tuple[str, ...]
+    asked: bool = True
+    """Whether ``-m`` was given (else trec_eval's official measures are asked for)."""
+
+    def check_judgments(self, rel_format: str) -> None:
+        """Refuse a measure the judgment format ``rel_format`` (``-R``) cannot give (trec_eval stops at the first
+        query with "Can't calculate measure", status 4)."""
+        kind = JUDGMENT_FORMATS[rel_format]
+        wrong = [line.root for line in self.measures if line.judgments not in (None, kind)]
+        if wrong:
+            default = "" if self.asked else " (no -m: trec_eval's official measures)"
+            raise MeasureError(f"-m {wrong[0]}{default} cannot be computed from -R {rel_format} judgments: they give "
+                               f"{_GIVEN[kind]}")  # fmt: skip
+
+
+_GIVEN = {
+    "qrels": "every measure but the preference and judgment-group ones (-m all_trec)",
+    "qrels_jg": "runid, num_q, map_avgjg, P_avgjg and Rprec_mult_avgjg (-m qrels_jg)",
+    "prefs": "runid, num_q and the prefs_* measures (-m all_prefs)",
+}
 
 
 def c_atol(text: str) -> int:
@@ -76,9 +128,6 @@ def trec_eval_request(arguments: Sequence[str]) -> TrecEvalRequest:
             params[name] = text
         if name in NICKNAMES:
             marked.update(NICKNAMES[name])
-        elif name in OTHER_FORMATS:
-            raise MeasureError(f"-m {name}: preference and judgment-group measures (-R prefs, -R qrels_jg) are not "
-                               "computed by rankwise; -m all_trec lists what is")  # fmt: skip
         elif name in TABLE_ORDER:
             marked.add(name)
         else:
@@ -92,7 +141,7 @@ def trec_eval_request(arguments: Sequence[str]) -> TrecEvalRequest:
             skipped.append(root)
             continue
         lines.extend(_lines(root, params.get(root)))
-    return TrecEvalRequest(tuple(lines), tuple(skipped))
+    return TrecEvalRequest(tuple(lines), tuple(skipped), asked=bool(arguments))
 
 
 def _lines(root: str, text: str | None) -> list[TrecEvalMeasure]:
@@ -102,6 +151,13 @@ def _lines(root: str, text: str | None) -> list[TrecEvalMeasure]:
     if root == "relstring":
         length = _DEFAULT_RELSTRING_LENGTH if text is None else int(_numbers(root, text)[0])
         return [TrecEvalMeasure("relstring" if text is None else f"relstring_{text}", root, None, max(length, 0))]
+    if root in JUDGMENT_GROUP_MEASURES:  # the lines of the measure averaged, renamed: P_5 -> P_avgjg_5
+        base = JUDGMENT_GROUP_MEASURES[root]
+        return [TrecEvalMeasure(root + line.name[len(base) :], root, line.measure) for line in _lines(base, text)]
+    if root in PREFS_MEASURES:
+        if text is not None:
+            raise MeasureError(f"-m {root}.{shorten(text)}: trec_eval's {root} takes no parameters")
+        return [TrecEvalMeasure(root, root, None)]
     if root in CUTOFF_FAMILIES or root == "Rprec_mult":
         return _cutoff_lines(root, text)
     build = _PARAMETERISED.get(root)

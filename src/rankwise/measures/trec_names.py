@@ -58,13 +58,22 @@ PLAIN_MEASURES: dict[str, str] = {
     "rbp": "RBP",
     "rbp_resid": "RBPResidual",
 }
+# trec_eval's preference measures (-R prefs, -R qrels_prefs; m_prefs_*.c), in table order; the first three are counts.
+PREFS_MEASURES = (
+    "prefs_num_prefs_poss", "prefs_num_prefs_ful", "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair",
+    "prefs_avgjg", "prefs_avgjg_Rnonrel", "prefs_simp_ret", "prefs_pair_ret", "prefs_avgjg_ret",
+    "prefs_avgjg_Rnonrel_ret", "prefs_simp_imp", "prefs_pair_imp", "prefs_avgjg_imp",
+)  # fmt: skip
+PREFS_COUNTS = frozenset(PREFS_MEASURES[:3])
+# trec_eval's measures averaged over judgment groups (-R qrels_jg) -> the measure each averages.
+JUDGMENT_GROUP_MEASURES = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 # Order of trec_eval's measure table (measures.c): measures print in this order, whatever the order of -m.
 TABLE_ORDER = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref",
     "recip_rank", "iprec_at_recall", "P", "relstring", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility",
     "11pt_avg", "binG", "G", "dcg", "ideal_dcg", "ndcg", "ndcg_rel", "Rndcg", "ndcg_cut", "map_cut",
     "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
-    "num_nonrel_judged_ret", "yaap", "rbp", "rbp_resid", "unj",
+    "num_nonrel_judged_ret", *PREFS_MEASURES, *JUDGMENT_GROUP_MEASURES, "yaap", "rbp", "rbp_resid", "unj",
 )  # fmt: skip
 # trec_eval's -m all_trec (measures.c trec_names), printed in TABLE_ORDER.
 ALL_TREC = (
@@ -78,6 +87,10 @@ SET_MEASURES = (
     "runid", "num_q", "num_ret", "num_rel", "num_rel_ret", "utility", "set_P", "set_recall", "set_relative_P",
     "set_map", "set_F",
 )  # fmt: skip
+# trec_eval's -m all_prefs, -m prefs (its official preference measures) and -m qrels_jg.
+ALL_PREFS = ("runid", "num_q", *PREFS_MEASURES)
+PREFS_OFFICIAL = ("runid", "num_q", *PREFS_MEASURES[:6])
+QRELS_JG = ("runid", "num_q", *JUDGMENT_GROUP_MEASURES)
 # trec_eval measures rankwise does not compute (none left).
 NOT_COMPUTED: frozenset[str] = frozenset()
 OFFICIAL = (
