@@ -1,11 +1,12 @@
 """Whitespace-separated text files with a fixed number of fields per line, read with the grammar of
 :mod:`rankwise.io.trec` (any run of ASCII whitespace separates fields, ``#`` comment lines and blank lines skipped,
 gzip decompressed, a NUL byte or a line that is not UTF-8 refused): the judgment-group qrels and preference files of
-trec_eval's ``-R qrels_jg``, ``-R prefs`` and ``-R qrels_prefs``.
+trec_eval's ``-R qrels_jg``, ``-R prefs`` and ``-R qrels_prefs``, and ndeval's subtopic qrels.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import polars as pl
@@ -16,12 +17,16 @@ from .trec import _BOM, _LINE, _SEPARATORS, _TEXT, _read_lines, read_bytes
 
 
 def read_fields(path: str | Path, columns: tuple[str, ...], layout: str, what: str) -> tuple[pl.DataFrame, Origin]:
-    """Every data line of the file at ``path`` as ``len(columns)`` text fields named ``columns``, with a ``row``
-    index; the :class:`Origin` maps a row back to its line. A line with another number of fields is an error naming
-    its line and ``layout`` (e.g. ``query_id jg doc_id grade``); ``what`` names the lines (``judgments``) when the
-    file holds none."""
-    name = str(path)
-    raw = read_bytes(Path(path))
+    """:func:`parse_fields` of the file at ``path`` (gzip decompressed)."""
+    return parse_fields(read_bytes(Path(path)), str(path), columns, layout, what)
+
+
+def parse_fields(raw: bytes, name: str, columns: tuple[str, ...], layout: str, what: str,
+                 hints: Mapping[int, str] | None = None) -> tuple[pl.DataFrame, Origin]:  # fmt: skip
+    """Every data line of ``raw`` (the bytes of the file ``name``) as ``len(columns)`` text fields named
+    ``columns``, with a ``row`` index; the :class:`Origin` maps a row back to its line. A line with another number
+    of fields is an error naming its line and ``layout`` (e.g. ``query_id jg doc_id grade``), plus ``hints[n]``
+    when it has n fields; ``what`` names the lines (``judgments``) when the file holds none."""
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     if not raw or raw.isspace():
@@ -29,7 +34,7 @@ def read_fields(path: str | Path, columns: tuple[str, ...], layout: str, what: s
     nul = raw.find(b"\x00")
     if nul >= 0:
         line = raw.count(b"\n", 0, nul) + 1
-        raise InputError(f"{name}:{line}: NUL byte (a judgment file is text, and trec_eval allows none)")
+        raise InputError(f"{name}:{line}: NUL byte (a file of {what} is text, and trec_eval allows none)")
     lines = (
         _read_lines(raw, name)
         .with_row_index(_LINE, offset=1)
@@ -41,8 +46,10 @@ def read_fields(path: str | Path, columns: tuple[str, ...], layout: str, what: s
         raise EmptyInputError(f"{name}: no {what} (only comments or blank lines)")
     bad = lines.filter(pl.col("fields") != len(columns)).head(1)
     if bad.height:
+        found = bad.get_column("fields")[0]
+        hint = (hints or {}).get(found, "")
         raise InputError(f"{name}:{bad.get_column(_LINE)[0]}: expected {len(columns)} columns ({layout}), found "
-                         f"{bad.get_column('fields')[0]}")  # fmt: skip
+                         f"{found}{hint}")  # fmt: skip
     parts = pl.col(_TEXT).str.splitn(" ", len(columns))
     frame = lines.select(*(parts.struct.field(f"field_{i}").alias(c) for i, c in enumerate(columns)), pl.col(_LINE))
     line_numbers = frame.get_column(_LINE)

@@ -23,9 +23,10 @@ from typing import Any
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
+from .fields import parse_fields
 from .table import DOCID, QID, ROW, VALUE, Origin, Table, _ids, _values, make_table
 from .tabular import CANDIDATES, _dict_value, _find
-from .trec import _BOM, _LINE, _SEPARATORS, _TEXT, _read_lines, read_bytes
+from .trec import read_bytes
 
 SUBTOPIC = "subtopic"
 LAYOUT = "query_id subtopic doc_id grade"
@@ -97,34 +98,9 @@ def load_subtopic_qrels(source: Any, columns: Mapping[str, str] | None = None) -
 def parse_subtopic_qrels(raw: bytes, name: str) -> SubtopicJudgments:
     """Parse the bytes of a subtopic qrels file (``name`` names it in errors): every data line has exactly four
     fields; errors name the line."""
-    if raw.startswith(_BOM):
-        raw = raw[len(_BOM) :]
-    if not raw or raw.isspace():
-        raise EmptyInputError(f"{name}: file is empty")
-    nul = raw.find(b"\x00")
-    if nul >= 0:
-        line = raw.count(b"\n", 0, nul) + 1
-        raise InputError(f"{name}:{line}: NUL byte (a subtopic qrels file is text)")
-    lines = (
-        _read_lines(raw, name)
-        .with_row_index(_LINE, offset=1)
-        .with_columns(pl.col(_TEXT).str.replace_all(_SEPARATORS, " ").str.strip_chars(" "))
-        .filter((pl.col(_TEXT).str.len_bytes() > 0) & ~pl.col(_TEXT).str.starts_with("#"))
-        .with_columns(pl.col(_TEXT).str.count_matches(" ", literal=True).add(1).alias("fields"))
-    )
-    if lines.height == 0:
-        raise EmptyInputError(f"{name}: no subtopic judgments (only comments or blank lines)")
-    bad = lines.filter(pl.col("fields") != 4).head(1)
-    if bad.height:
-        found = bad.get_column("fields")[0]
-        hint = " (a run line?)" if found == 6 else ""
-        raise InputError(f"{name}:{bad.get_column(_LINE)[0]}: expected 4 columns ({LAYOUT}), found {found}{hint}")
-    parts = pl.col(_TEXT).str.splitn(" ", 4)
-    frame = lines.select(*(parts.struct.field(f"field_{i}").alias(c) for i, c in enumerate((QID, SUBTOPIC, DOCID,
-                                                                                          VALUE))),
-                         pl.col(_LINE))  # fmt: skip
-    line_numbers = frame.get_column(_LINE)
-    return _validated(frame.drop(_LINE).with_row_index(ROW), Origin(name, lambda row: int(line_numbers[row])))
+    frame, origin = parse_fields(raw, name, (QID, SUBTOPIC, DOCID, VALUE), LAYOUT, "subtopic judgments",
+                                 hints={6: " (a run line?)"})  # fmt: skip
+    return _validated(frame, origin)
 
 
 def _from_frame(frame: pl.DataFrame, columns: Mapping[str, str], name: str) -> SubtopicJudgments:
