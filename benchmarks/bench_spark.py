@@ -15,6 +15,15 @@ Tools (``--tools``, default all), all at 10:
 - ``replay``: RePlay's ``NDCG(10)`` on the Spark DataFrames (its Spark path); ``replay-all``: its
   ``OfflineMetrics`` with NDCG, MAP, MRR, HitRate, Precision and Recall.
 
+``--breakdown`` also times the parts of rankwise's job on its own rows (the union of truth and recommendations
+as rankwise.spark builds it): the shuffle by user alone (``repartition`` + ``count``), then the shuffle and the
+Arrow hand-over to Python (a ``mapInArrow`` that only counts the rows); the rest of rankwise's time is the local
+engine in the tasks and the gathering on the driver.
+
+Beside each wall-clock time the report gives the CPU seconds the run took in this process and all its descendants
+(the Spark JVM and its Python workers; from ``/proc``, Linux only): on a machine shared with other work, CPU time
+moves much less than wall time, so the ratios of CPU times are the steadier comparison.
+
 Every peer's value must equal rankwise's under the matching dialect (spark_mllib for RankingEvaluator, replay for
 RePlay) to 1e-9; a disagreement is printed and makes the exit status 1. Each tool runs ``--repeat`` times (median).
 The report (Markdown) goes to stdout, progress to stderr.
@@ -28,6 +37,7 @@ Run from the repository root (RePlay is optional: ``pip install --no-deps replay
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import math
 import os
@@ -37,6 +47,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from bench_recs import ALL_MEASURES, K, data_paths, ensure_data
@@ -61,6 +72,7 @@ class Data:
     prepared: Any = None
     """RankingEvaluator's per-user arrays, built once (see :func:`ranking_arrays`)."""
     prepare_seconds: float | None = None
+    prepare_cpu: float = math.nan
 
 
 @dataclass(frozen=True)
@@ -89,7 +101,7 @@ def ranking_arrays(data: Data) -> Any:
     if data.prepared is None:
         from pyspark.sql import functions as F
 
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), cpu_seconds()
         ranked = data.recs.groupBy("user_id").agg(
             F.sort_array(F.collect_list(F.struct((-F.col("score")).alias("s"), F.col("item_id").alias("i"))))
             .alias("pairs")
@@ -100,6 +112,7 @@ def ranking_arrays(data: Data) -> Any:
         data.prepared = predictions.join(labels, "user_id").select("prediction", "label").cache()
         data.prepared.count()
         data.prepare_seconds = time.perf_counter() - start
+        data.prepare_cpu = cpu_seconds() - start_cpu
     return data.prepared
 
 
@@ -161,14 +174,64 @@ def start(users: int, master: str, partitions: int, driver_memory: str) -> Data:
     return Data(spark, truth, recs, partitions)
 
 
-def measure(tool: Tool, data: Data, repeat: int) -> tuple[float, Values]:
-    times, values = [], {}
+def count_rows(batches: Any) -> Any:
+    """A ``mapInArrow`` function that only counts the rows it is handed."""
+    import pyarrow as pa
+
+    rows = sum(batch.num_rows for batch in batches)
+    yield pa.RecordBatch.from_arrays([pa.array([rows], type=pa.int64())], names=["rows"])
+
+
+def breakdown(data: Data, repeat: int) -> list[tuple[str, float, float]]:
+    """Seconds of the parts of rankwise's job (see module docstring), each the median of ``repeat`` runs."""
+    from rankwise.spark.frames import KEY, QRELS, RUN, describe, with_common_id_types
+
+    qrels, run = with_common_id_types([describe(data.truth, "qrels", QRELS, None, None),
+                                       describe(data.recs, "run", RUN, None, None)])  # fmt: skip
+    rows = qrels.select(data.truth).unionByName(run.select(data.recs), allowMissingColumns=True)
+    shuffled = rows.repartition(data.partitions, KEY)
+    parts = {
+        "shuffle by user (repartition + count)": lambda: shuffled.count(),
+        "shuffle + Arrow hand-over (mapInArrow counting rows)": lambda: shuffled.mapInArrow(count_rows,
+                                                                                            "rows long").collect(),
+    }  # fmt: skip
+    return [(name, *timed(part, repeat, name)[:2]) for name, part in parts.items()]
+
+
+def cpu_seconds() -> float:
+    """CPU time (user + system) of this process and all its descendants, reaped children included, from ``/proc``
+    (NaN without it)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "stat").exists():
+        return math.nan
+    parents, ticks = {}, {}
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # a process that ended meanwhile
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        ticks[int(entry.name)] = sum(int(field) for field in fields[11:15])  # utime, stime, cutime, cstime
+    tree, found = set(), {os.getpid()}
+    while found:
+        tree |= found
+        found = {pid for pid, parent in parents.items() if parent in found} - tree
+    return sum(ticks.get(pid, 0) for pid in tree) / os.sysconf("SC_CLK_TCK")
+
+
+def timed(run: Callable[[], Any], repeat: int, name: str) -> tuple[float, float, Any]:
+    """Median wall-clock seconds and median CPU seconds (see :func:`cpu_seconds`) of ``repeat`` runs, and the last
+    run's result."""
+    times, cpu, result = [], [], None
     for _ in range(repeat):
-        begin = time.perf_counter()
-        values = tool.run(data)
+        begin, begin_cpu = time.perf_counter(), cpu_seconds()
+        result = run()
         times.append(time.perf_counter() - begin)
-        log(f"  {tool.name}: {times[-1]:.2f} s")
-    return statistics.median(times), values
+        cpu.append(cpu_seconds() - begin_cpu)
+        log(f"  {name}: {times[-1]:.2f} s, {cpu[-1]:.1f} CPU s")
+    return statistics.median(times), statistics.median(cpu), result
 
 
 def main() -> int:
@@ -179,6 +242,7 @@ def main() -> int:
     parser.add_argument("--driver-memory", default="6g")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--tools", default=",".join(t.name for t in TOOLS))
+    parser.add_argument("--breakdown", action="store_true", help="also time the parts of rankwise's job")
     args = parser.parse_args()
     chosen = [t for t in TOOLS if t.name in args.tools.split(",")]
     ensure_data(args.users)
@@ -188,7 +252,7 @@ def main() -> int:
 
     few = [frame.filter(frame["user_id"] < 100) for frame in (data.truth, data.recs)]
     rankwise.spark.evaluate(*few, [f"nDCG@{K}"], partitions=2)
-    results: dict[str, tuple[float, Values]] = {}
+    results: dict[str, tuple[float, float, Values]] = {}
     for tool in chosen:
         if tool.needs and importlib.util.find_spec(tool.needs) is None:
             log(f"{tool.name}: {tool.needs} is not installed, skipped")
@@ -196,30 +260,43 @@ def main() -> int:
         log(f"{tool.name} …")
         if tool.run is ranking_evaluator:
             ranking_arrays(data)  # built and timed apart: the evaluator's own time is on the cached arrays
-        results[tool.name] = measure(tool, data, args.repeat)
-    reference = {t.dialect: results[t.name][1] for t in chosen if t.name.startswith("rankwise") and t.name in results}
+        results[tool.name] = timed(functools.partial(tool.run, data), args.repeat, tool.name)
+    parts = breakdown(data, args.repeat) if args.breakdown else []
+    reference = {t.dialect: results[t.name][2] for t in chosen if t.name.startswith("rankwise") and t.name in results}
     status = 0
     print(f"## P3: {args.users:,} users × 20 on Spark {args.master}, {args.partitions} partitions\n")
     print(f"{platform.platform()}; {processor()}; {os.cpu_count()} cores; Python {platform.python_version()}; "
           f"pyspark {version('pyspark')}; replay {version('replay-rec')}\n")  # fmt: skip
-    print("| tool | what | measures | seconds | time / rankwise's | agrees |")
-    print("|---|---|---:|---:|---:|---|")
+    print("| tool | what | measures | seconds | time / rankwise's | CPU s | CPU / rankwise's | agrees |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
     ours = results.get("rankwise")
     for tool in chosen:
         if tool.name not in results:
             continue
-        seconds, values = results[tool.name]
+        seconds, cpu, values = results[tool.name]
         expected = reference.get(tool.dialect, {})
         agrees = all(math.isclose(v, expected[k], rel_tol=1e-9, abs_tol=1e-12) for k, v in values.items()
                      if k in expected)  # fmt: skip
         if not agrees:
             status = 1
             log(f"{tool.name} disagrees with rankwise ({tool.dialect}): {values} vs {expected}")
-        ratio = f"{seconds / ours[0]:.2f}" if ours is not None else ""
-        print(f"| {tool.name} | {tool.what} | {len(values)} | {seconds:.2f} | {ratio} | {'yes' if agrees else 'NO'} |")
+        base = ours[:2] if ours is not None else (math.nan, math.nan)
+        ratios = [f"{mine / theirs:.2f}" for mine, theirs in zip((seconds, cpu), base)]
+        print(f"| {tool.name} | {tool.what} | {len(values)} | {seconds:.2f} | {ratios[0]} | {cpu:.1f} | {ratios[1]} | "
+              f"{'yes' if agrees else 'NO'} |")  # fmt: skip
+    if parts:
+        print(
+            "\nParts of rankwise's job, on its own rows (the rest of its time: the local engine in the tasks, "
+            "gathering on the driver):\n"
+        )
+        print("| part | seconds | CPU s |")
+        print("|---|---:|---:|")
+        for name, seconds, cpu in parts:
+            print(f"| {name} | {seconds:.2f} | {cpu:.1f} |")
     if data.prepare_seconds is not None:
-        print(f"\nRankingEvaluator's per-user arrays took {data.prepare_seconds:.2f} s to build and cache "
-              "(collect_list + sort_array + join), not counted in its time above.")  # fmt: skip
+        print(f"\nRankingEvaluator's per-user arrays took {data.prepare_seconds:.2f} s "
+              f"({data.prepare_cpu:.1f} CPU s) to build and cache (collect_list + sort_array + join), not counted in "
+              "its time above.")  # fmt: skip
     return status
 
 

@@ -160,6 +160,37 @@ def test_movielens_100k(spark: Any, dialect: str | None) -> None:
     _both(spark, data.truth, run, measures, PARTITIONS[index % 3], train=train, threshold=4, dialect=dialect)
 
 
+@pytest.mark.parametrize(("grade_type", "score_type"), [
+    (pl.Int8, pl.Float32), (pl.Int16, pl.Int64), (pl.Int32, pl.Int16), (pl.Float64, pl.Int8), (pl.Float32, pl.Int32),
+    (pl.String, pl.Float64), (pl.Int64, pl.String), (pl.Decimal(10, 2), pl.Decimal(12, 3)),
+])  # fmt: skip
+def test_values_of_every_type_come_back_as_given(spark: Any, grade_type: Any, score_type: Any) -> None:
+    """Numbers travel as doubles and are turned back into their own type; text and decimals travel as given."""
+    qrels, run = _random(4)
+    qrels = qrels.with_columns(pl.col("relevance").cast(grade_type))
+    run = run.with_columns((pl.col("score") * 2).cast(score_type))  # 0..6: whole numbers, ties kept
+    _both(spark, qrels, run, MEASURES, 2)
+
+
+def test_integers_a_double_cannot_hold_are_evaluated_as_given(spark: Any, monkeypatch: Any) -> None:
+    """Grades of 2^53 and more lose their last bits as doubles: the executors notice, and the job runs again with
+    the values as given (rel_level=2^53 + 1 tells such grades apart: as doubles 2^53 + 1 is 2^53, and the values
+    would differ)."""
+    import rankwise.spark  # noqa: F401  (imports the module below)
+
+    module = sys.modules["rankwise.spark.evaluate"]  # the module, not the function of the same name
+    jobs: list[int] = []
+    job = module._evaluated
+    monkeypatch.setattr(module, "_evaluated", lambda *args: jobs.append(1) or job(*args))
+    qrels, run = _random(8)
+    qrels = qrels.with_columns(pl.col("relevance") + 2**53)  # 2^53 - 1 ... 2^53 + 3
+    _both(spark, qrels, run, ["P@5", "AP", "RR", "num_rel"], 2, rel_level=2**53 + 1)
+    assert len(jobs) == 2
+    jobs.clear()
+    _both(spark, qrels.with_columns(pl.col("relevance") - 2**53), run, ["P@5"], 2)
+    assert len(jobs) == 1  # small integers: one job
+
+
 def test_movielens_runs_from_a_file_spark_reads(spark: Any, tmp_path: Any) -> None:
     """ML-100K as Spark reads it (parquet), integer ids, many input partitions, a rank column instead of scores."""
     skip_without_data()
@@ -226,6 +257,19 @@ def test_a_query_too_large_for_a_task_is_named(spark: Any) -> None:
                                 max_query_rows=250)  # fmt: skip
     result = rankwise.spark.evaluate(_frame(spark, qrels), _frame(spark, run), ["P@5"], partitions=2, chunk_rows=50)
     assert "q9" in result.query_ids
+    # small Arrow batches: the rows held are counted by query each time they double past max_query_rows
+    q9_rows = sum(frame.filter(pl.col(QID) == "q9").height for frame in (qrels, run))
+    assert run.height + qrels.height > 3 * q9_rows
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "64")
+    try:
+        within = rankwise.spark.evaluate(_frame(spark, qrels), _frame(spark, run), ["P@5"], partitions=1,
+                                         chunk_rows=50, max_query_rows=q9_rows)  # fmt: skip
+        with pytest.raises(rankwise.InputError, match=rf"query 'q9' has more than {q9_rows - 1} rows"):
+            rankwise.spark.evaluate(_frame(spark, qrels), _frame(spark, run), ["P@5"], partitions=1,
+                                    max_query_rows=q9_rows - 1)  # fmt: skip
+    finally:
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    _same(within, rankwise.evaluate(qrels, run, ["P@5"]))
     alone = [_frame(spark, frame.filter(pl.col(QID) == "q9")) for frame in (qrels, run)]  # the task's only query
     with pytest.raises(rankwise.InputError, match=r"query 'q9' has more than 250 rows"):
         rankwise.spark.evaluate(*alone, ["P@5"], partitions=1, chunk_rows=50, max_query_rows=250)

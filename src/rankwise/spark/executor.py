@@ -1,14 +1,19 @@
-"""What every Spark task runs (``mapInArrow`` over the union of rows, partitioned and sorted by query): the rows
-of consecutive queries are cut into chunks of about ``chunk_rows`` rows (a query is never split), and each chunk is
-read, checked and evaluated by the local engine (:func:`rankwise.io.tabular.frame_to_table`,
-:func:`rankwise.pipeline.compute.compute_groups`) — one vectorised evaluation per chunk, never one Python call per
-query. A chunk's result is one :mod:`payload <rankwise.spark.payload>`: its query groups' values and aggregation
-inputs, its judged queries' best grades (for the rating notes), or what went wrong.
+"""What every Spark task runs (``mapInArrow`` over the union of rows, partitioned by query): the task reads its
+partition's rows (all the rows of its queries: a query is never split), cuts them into chunks of whole queries of
+about ``chunk_rows`` rows, and reads, checks and evaluates each chunk with the local engine
+(:func:`rankwise.io.tabular.frame_to_table`, :func:`rankwise.pipeline.compute.compute_groups`) — one vectorised
+evaluation per chunk, never one Python call per query. The rows need no order: the local engine groups a chunk's rows
+by query itself, and each input's rows are put back in input order by ``mid``
+(:meth:`rankwise.spark.frames.Side.raw`). A chunk's result is one :mod:`payload <rankwise.spark.payload>`: its query
+groups' values and aggregation inputs, its judged queries' best grades (for the rating notes), or what went wrong.
+
+Memory: a task holds its partition's rows as Arrow arrays (about 8 bytes a column, 4 columns for numeric values:
+``partitions`` sets how many rows that is) and one chunk's evaluation at a time (about 200 bytes a row).
 
 Errors never escape as an executor traceback. A chunk whose rows fail a check reports the check's message and the
 rows it named (the driver checks those rows again, numbered in the DataFrame, so the error is the one a local
-evaluation gives); a query with more than ``max_query_rows`` rows is reported by its id before its rows are all
-held in memory.
+evaluation gives); a query with more than ``max_query_rows`` rows is reported by its id, found while the partition
+is read (the rows held are counted by query each time they have doubled past ``max_query_rows``), not after.
 """
 
 from __future__ import annotations
@@ -28,12 +33,15 @@ from ..io.table import DOCID, QID, VALUE, Origin, Table, empty_table
 from ..pipeline.compute import compute_groups
 from ..pipeline.load import Inputs
 from ..pipeline.plan import Plan
-from .frames import KEY, Side
+from .frames import KEY, InexactValues, Side
 from .payload import Array, encode_groups, pack
 
 PAYLOAD = "payload"
 SCHEMA = f"{PAYLOAD} binary"
 """The schema of what the tasks return: one packed payload per chunk."""
+INEXACT = "inexact"
+"""The payload of a chunk whose integer values could not travel as doubles (see
+:class:`rankwise.spark.frames.InexactValues`): the input's kind."""
 
 
 @dataclass(frozen=True)
@@ -49,58 +57,64 @@ class Task:
     chunk_rows: int
     max_query_rows: int
 
+    def with_values_as_given(self) -> Task:
+        """This task with the qrels' and the run's values in columns of their own type (see
+        :class:`rankwise.spark.frames.InexactValues`)."""
+        return dataclasses.replace(self, qrels=self.qrels and self.qrels.with_values_as_given(),
+                                   run=self.run and self.run.with_values_as_given())  # fmt: skip
+
 
 def evaluate_partition(batches: Iterable[pa.RecordBatch], task: Task) -> Iterator[pa.RecordBatch]:
     """The ``mapInArrow`` function: one payload per chunk of this partition's queries."""
-    for chunk in _chunks(batches, task.chunk_rows, task.max_query_rows):
-        arrays = evaluate_chunk(chunk, task) if isinstance(chunk, pl.DataFrame) else _too_large(chunk, task)
+    rows = _partition_rows(batches, task.max_query_rows)
+    if rows is None:
+        return
+    payloads = [_too_large(rows, task)] if isinstance(rows, str) else (
+        evaluate_chunk(chunk, task) for chunk in _chunks(rows, task.chunk_rows))  # fmt: skip
+    for arrays in payloads:
         yield pa.RecordBatch.from_arrays([pa.array([pack(arrays)], type=pa.binary())], names=[PAYLOAD])
 
 
-def _chunks(batches: Iterable[pa.RecordBatch], chunk_rows: int, max_query_rows: int) -> Iterator[pl.DataFrame | str]:
-    """The rows (sorted by query) in chunks of whole queries, about ``chunk_rows`` each; for a query with more than
-    ``max_query_rows`` rows, its id, and nothing after it."""
-    pending: list[pl.DataFrame] = []
-    size, limit = 0, chunk_rows
+def _partition_rows(batches: Iterable[pa.RecordBatch], max_query_rows: int) -> pl.DataFrame | str | None:
+    """The partition's rows (None: it has none); or the id of a query with more than ``max_query_rows`` rows, found
+    as soon as the rows held have doubled since they were last counted (see module docstring), or at the end."""
+    held: list[pa.RecordBatch] = []
+    size, counted = 0, 0
     for batch in batches:
-        if batch.num_rows:
-            pending.append(pl.DataFrame(pl.from_arrow(batch)))
-            size += batch.num_rows
-        if size < limit:
-            continue
-        rows = pl.concat(pending, rechunk=False)
-        starts = _query_starts(rows)
-        cut = int(starts[-1])
-        if cut == 0:  # one query so far: keep reading it, unless it is too large
-            if size > max_query_rows:
-                yield _key_text(rows, 0)
-                return
-            pending, limit = [rows], size + chunk_rows
-            continue
-        yield from _checked(rows.slice(0, cut), starts[:-1], max_query_rows)
-        pending, size, limit = [rows.slice(cut)], rows.height - cut, chunk_rows
-    if size:
-        rows = pl.concat(pending, rechunk=False)
-        yield from _checked(rows, _query_starts(rows), max_query_rows)
+        held.append(batch)
+        size += batch.num_rows
+        if size > max(max_query_rows, 2 * counted):
+            too_large, counted = _too_large_query(held, max_query_rows), size
+            if too_large is not None:
+                return too_large
+    if size > max(max_query_rows, counted):
+        too_large = _too_large_query(held, max_query_rows)
+        if too_large is not None:
+            return too_large
+    return pl.DataFrame(pl.from_arrow(pa.Table.from_batches(held), rechunk=False)) if size else None
 
 
-def _query_starts(rows: pl.DataFrame) -> np.ndarray:
-    """The first row of each query in ``rows`` (sorted by query)."""
-    keys = rows.get_column(KEY)
-    starts = keys.ne_missing(keys.shift(1)).to_numpy().copy()
-    starts[0] = True
-    return np.flatnonzero(starts)
+def _too_large_query(batches: list[pa.RecordBatch], max_query_rows: int) -> str | None:
+    """The id (as text) of the query with the most rows in ``batches`` if it has more than ``max_query_rows`` (rows
+    without a query id are not a query: the checks name them)."""
+    keys = pl.Series(KEY, pa.chunked_array([batch.column(KEY) for batch in batches])).drop_nulls()
+    counts = keys.filter(keys != "") if keys.dtype == pl.String else keys
+    largest = counts.value_counts(name="rows").sort(["rows", KEY], descending=[True, False]).head(1)
+    return str(largest.item(0, KEY)) if largest.height and largest.item(0, "rows") > max_query_rows else None
 
 
-def _checked(rows: pl.DataFrame, starts: np.ndarray, max_query_rows: int) -> Iterator[pl.DataFrame | str]:
-    """``rows``, or the id of its first query with more than ``max_query_rows`` rows."""
-    sizes = np.diff(np.append(starts, rows.height))
-    too_large = np.flatnonzero(sizes > max_query_rows)
-    yield _key_text(rows, int(starts[too_large[0]])) if len(too_large) else rows
-
-
-def _key_text(rows: pl.DataFrame, row: int) -> str:
-    return str(rows.get_column(KEY)[row])
+def _chunks(rows: pl.DataFrame, chunk_rows: int) -> Iterator[pl.DataFrame]:
+    """``rows`` in chunks of whole queries, about ``chunk_rows`` rows each (queries spread over the chunks by the
+    hash of their id), each in the order of ``rows``."""
+    if rows.height <= chunk_rows:
+        yield rows
+        return
+    count = -(-rows.height // chunk_rows)
+    chunk_of = (rows.get_column(KEY).hash() % count).to_numpy()
+    for chunk in range(count):
+        mine = chunk_of == chunk
+        if mine.any():
+            yield rows.filter(pl.Series(mine))
 
 
 def _too_large(query: str, task: Task) -> dict[str, Array]:
@@ -134,7 +148,10 @@ def evaluate_chunk(rows: pl.DataFrame, task: Task) -> dict[str, Array]:
             tables[kind] = empty_table(kind, Origin(kind), "")  # type: ignore[arg-type]
             out[f"{kind}.rows"] = np.zeros(1, dtype=np.int64)
             continue
-        raw = side.raw(rows)
+        try:
+            raw = side.raw(rows)
+        except InexactValues:
+            return {INEXACT: [kind]}
         out[f"{kind}.rows"] = np.array([raw.height], dtype=np.int64)
         origin = _Recorder(side.origin)
         try:
@@ -170,7 +187,7 @@ def _judged(qrels: Table) -> pl.DataFrame:
     :func:`rankwise.pipeline.result.rating_notes` reads of the qrels (query ids as text)."""
     frame = qrels.frame.select(pl.col(QID).cast(pl.String), pl.col(VALUE).cast(pl.Int64))
     best = frame.group_by(QID).agg(pl.col(VALUE).max())
-    return pl.concat([best, frame.sort(VALUE).head(1)])
+    return pl.concat([best, frame.filter(pl.col(VALUE) == pl.col(VALUE).min()).head(1)])
 
 
 def _ipc(frame: pl.DataFrame) -> np.ndarray:

@@ -2,13 +2,17 @@
 checked exactly as :mod:`rankwise.io.tabular` finds and checks them in a local DataFrame), and the one DataFrame of
 rows the executors evaluate.
 
-Qrels, run and training interactions travel as one union of rows with the columns ``q`` (query id: the partition
-key), ``d`` (document id), ``rv`` (run score or rank, as given), ``gv`` (qrels grade or rating, as given), ``side``
-(:data:`RUN`, :data:`QRELS`, :data:`TRAIN`) and ``mid`` (``monotonically_increasing_id()`` of the row in its own
-DataFrame: its input order, and its row number when an error names it). Ids keep their type (integer ids travel as
-``bigint``) unless the inputs disagree, as the local engine's :func:`rankwise.aligned.same_id_types` would make
-them: then that id column travels as text, and executors turn integer columns back into integers before checking
-them, so error messages name ids as a local evaluation would.
+Qrels, run and training interactions travel as one union of rows, as narrow as the values allow (every column costs
+in the shuffle and in the Arrow hand-over to Python): ``q`` (query id: the partition key), ``d`` (document id), the
+value, and ``mid``, which says both which input a row is from and where it was in it:
+``monotonically_increasing_id()`` of the row in its own DataFrame for the run, ``-1 - `` that for the qrels, null for
+training interactions (whose order nothing reads). A value column of integers or floating-point numbers travels as
+``v`` (double), both inputs' in the same column: every such value is a double exactly, except integers of 2^53 and
+more, which the executors notice (the evaluation is then run again with :data:`VALUE_COLUMNS`); any other value
+column (text, decimals) travels in a column of its own (``rv`` for the run, ``gv`` for the qrels), as given. Ids
+keep their type (integer ids travel as ``bigint``) unless the inputs disagree, as the local engine's
+:func:`rankwise.aligned.same_id_types` would make them: then that id column travels as text, and executors turn
+integer columns back into integers before checking them, so error messages name ids as a local evaluation would.
 """
 
 from __future__ import annotations
@@ -30,10 +34,21 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 RUN, QRELS, TRAIN = 0, 1, 2
-KEY, DOC, RUN_VALUE, QRELS_VALUE, SIDE, MID = "q", "d", "rv", "gv", "side", "mid"
+KEY, DOC, VALUE_AS_DOUBLE, RUN_VALUE, QRELS_VALUE, MID = "q", "d", "v", "rv", "gv", "mid"
+VALUE_COLUMNS = {RUN: RUN_VALUE, QRELS: QRELS_VALUE}
+"""Each input's own value column, for values that do not travel as ``v``."""
+EXACT_INTEGER = 2**53
+"""Integers below this in magnitude are doubles exactly."""
+_AS_DOUBLE = (pl.Int8, pl.Int16, pl.Int32, pl.Int64, pl.Float32, pl.Float64)
+"""Value types that travel as ``v`` (double); ``Int64`` only while every value is below :data:`EXACT_INTEGER`."""
 _ROLE_COLUMN = {QID: KEY, DOCID: DOC}
 _MID_BITS = 33
 """``monotonically_increasing_id()`` puts the partition index above bit 33 and the record number below."""
+
+
+class InexactValues(Exception):
+    """Raised on an executor when an integer value column that travelled as doubles held an integer of
+    :data:`EXACT_INTEGER` or more: the evaluation must be run again with the values as given."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +57,8 @@ class Side:
 
     ``columns``: role (``query_id``, ``doc_id``, ``value``) → the DataFrame's column; ``given``: the user's
     ``qrels_columns``/``run_columns``, applied again on the executors; ``integer_ids``: whether the query and
-    document columns hold integers; ``as_text``: whether each travels as text (see module docstring).
+    document columns hold integers; ``as_text``: whether each travels as text; ``value_type``: the value column's
+    type (polars, as Arrow gives it); ``as_double``: whether the values travel as ``v`` (see module docstring).
     """
 
     kind: Kind | str
@@ -53,10 +69,15 @@ class Side:
     threshold: float | None = None
     integer_ids: tuple[bool, bool] = (False, False)
     as_text: tuple[bool, bool] = (False, False)
+    value_type: Any = None
+    as_double: bool = False
 
     @property
     def value_column(self) -> str | None:
-        return {RUN: RUN_VALUE, QRELS: QRELS_VALUE}.get(self.code)
+        """The union's column of this input's values (None: training interactions have none)."""
+        if self.code not in VALUE_COLUMNS:
+            return None
+        return VALUE_AS_DOUBLE if self.as_double else VALUE_COLUMNS[self.code]
 
     def select(self, frame: DataFrame) -> DataFrame:
         """This input's rows in the columns of the union (see module docstring)."""
@@ -68,28 +89,50 @@ class Side:
             for role, integer, text in zip((QID, DOCID), self.integer_ids, self.as_text)
         ]  # fmt: skip
         if self.value_column is not None:
-            picked.append(column(frame, self.columns[VALUE]).alias(self.value_column))
-        return frame.select(*picked, F.lit(self.code).cast("byte").alias(SIDE),
-                            F.monotonically_increasing_id().alias(MID))  # fmt: skip
+            value = column(frame, self.columns[VALUE])
+            picked.append((value.cast("double") if self.as_double else value).alias(self.value_column))
+        position = F.monotonically_increasing_id()
+        mid = {RUN: position, QRELS: -1 - position}.get(self.code, F.lit(None).cast("bigint"))
+        return frame.select(*picked, mid.alias(MID))
 
     def raw(self, rows: pl.DataFrame) -> pl.DataFrame:
-        """This input's rows of the union (``rows``) as they were in the DataFrame: the user's column names, integer
-        ids as integers, input order; with ``mid``."""
-        mine = rows.filter(pl.col(SIDE) == self.code).sort(MID)
+        """This input's rows of the union (``rows``) as they were in the DataFrame: the user's column names and
+        types, integer ids as integers, input order; with ``mid`` (the row's ``monotonically_increasing_id()``).
+        Raises :class:`InexactValues` (see there)."""
+        mine = _rows_of(rows, self.code)
         restored = [
             (pl.col(_ROLE_COLUMN[role]).cast(pl.Int64) if integer and text else pl.col(_ROLE_COLUMN[role]))
             .alias(self.columns[role])
             for role, integer, text in zip((QID, DOCID), self.integer_ids, self.as_text)
         ]  # fmt: skip
         if self.value_column is not None:
-            restored.append(pl.col(self.value_column).alias(self.columns[VALUE]))
+            value = pl.col(self.value_column)
+            if self.as_double:
+                if self.value_type == pl.Int64 and mine.select((value.abs() >= EXACT_INTEGER).any()).item():
+                    raise InexactValues(self.kind)
+                value = value.cast(self.value_type)
+            restored.append(value.alias(self.columns[VALUE]))
         return mine.select(*restored, pl.col(MID))
+
+    def with_values_as_given(self) -> Side:
+        """This side with its values in a column of their own type (see :class:`InexactValues`)."""
+        return dataclasses.replace(self, as_double=False)
 
     def table(self, raw: pl.DataFrame, origin: Origin, *, allow_empty: bool = True) -> Table:
         """``raw`` (see :meth:`raw`) read and checked as the local engine reads a DataFrame."""
         frame = raw.drop(MID) if MID in raw.columns else raw
         return frame_to_table(frame, self.kind, origin, self.given, self.threshold,  # type: ignore[arg-type]
                               allow_empty=allow_empty)  # fmt: skip
+
+
+def _rows_of(rows: pl.DataFrame, code: int) -> pl.DataFrame:
+    """The rows of input ``code`` (see module docstring for how ``mid`` tells them), ``mid`` decoded, in input
+    order (sorted by ``mid`` unless they came in that order)."""
+    mid = pl.col(MID)
+    if code == TRAIN:
+        return rows.filter(mid.is_null())
+    mine = rows.filter(mid >= 0) if code == RUN else rows.filter(mid < 0).with_columns((-1 - mid).alias(MID))
+    return mine if mine.get_column(MID).is_sorted() else mine.sort(MID)
 
 
 def describe(frame: DataFrame, kind: Kind, code: int, columns: Any, threshold: float | None) -> Side:
@@ -103,8 +146,10 @@ def describe(frame: DataFrame, kind: Kind, code: int, columns: Any, threshold: f
         frame_to_table(schema_only, kind, origin, given, threshold)
     picked = {role: _pick(schema_only.columns, role, kind, given, origin.name) for role in (QID, DOCID)}
     picked[VALUE] = _value_expr(schema_only, kind, given, origin.name)[0]
+    value_type = schema_only.schema[picked[VALUE]]
     side = Side(kind, code, origin.name, picked, given, threshold,
-                tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID)))  # type: ignore[arg-type]  # fmt: skip
+                tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID)),  # type: ignore[arg-type]
+                value_type=value_type, as_double=value_type in _AS_DOUBLE)  # fmt: skip
     try:
         side.table(schema_only, origin)
     except InputError:
@@ -189,5 +234,5 @@ def spark_dataframe(value: Any) -> bool:
     return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pyspark.")
 
 
-__all__ = ["QRELS", "RUN", "TRAIN", "ListedRows", "Side", "column", "describe", "describe_train", "empty_frame",
-           "row_numbers", "spark_dataframe", "with_common_id_types"]  # fmt: skip
+__all__ = ["QRELS", "RUN", "TRAIN", "InexactValues", "ListedRows", "Side", "column", "describe", "describe_train",
+           "empty_frame", "row_numbers", "spark_dataframe", "with_common_id_types"]  # fmt: skip

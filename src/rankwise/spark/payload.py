@@ -3,12 +3,14 @@ Arrow IPC message, a single ``binary`` value of the Spark result; and the query 
 (:class:`rankwise.pipeline.compute.GroupValues`) as such arrays.
 
 Each array becomes one list column of a one-row record batch, so dtypes travel exactly (float64 stays float64 bit
-for bit, booleans stay booleans) and nothing is pickled.
+for bit, booleans stay booleans) and nothing is pickled. A measure's aggregation input ``values`` (its per-query
+values, see :func:`rankwise.kernels.aggregation_inputs`) is not sent twice: it is a row of the group's values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -34,7 +36,7 @@ def pack(arrays: Mapping[str, Array]) -> bytes:
     return sink.getvalue().to_pybytes()
 
 
-def unpack(data: bytes) -> dict[str, Array]:
+def unpack(data: bytes | pa.Buffer) -> dict[str, Array]:
     """The arrays :func:`pack` packed: numpy arrays, and lists of strings for text."""
     batch = pa.ipc.open_stream(data).read_next_batch()
     out: dict[str, Array] = {}
@@ -60,9 +62,19 @@ def encode_groups(groups: Sequence[GroupValues]) -> dict[str, Array]:
         out[f"g{g}.caveats"] = list(group.caveats)
         for field in _ACCOUNTING_TEXT:
             out[f"g{g}.{field}"] = list(getattr(group.accounting, field))
+        shared = []
         for i, inputs in enumerate(group.inputs):
-            out.update((f"g{g}.m{i}.{key}", values) for key, values in inputs.items())
+            for key, values in inputs.items():
+                if key == "values" and _same(values, group.values[i]):
+                    shared.append(i)  # the measure's per-query values, already in g{g}.values: not sent twice
+                else:
+                    out[f"g{g}.m{i}.{key}"] = values
+        out[f"g{g}.shared"] = np.array(shared, dtype=np.int64)
     return out
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
 def decode_groups(plan: Plan, arrays: Mapping[str, Array]) -> list[GroupValues]:
@@ -71,14 +83,16 @@ def decode_groups(plan: Plan, arrays: Mapping[str, Array]) -> list[GroupValues]:
     for g, group in enumerate(plan.groups):
         query_ids = list(arrays[f"g{g}.queries"])
         evaluated, truncated = (int(n) for n in arrays[f"g{g}.counts"])
+        values = np.asarray(arrays[f"g{g}.values"], dtype=np.float64).reshape(len(group.rows), len(query_ids))
         inputs: list[dict[str, np.ndarray]] = [{} for _ in group.rows]
-        for name, values in arrays.items():
+        for i in np.asarray(arrays[f"g{g}.shared"], dtype=np.int64).tolist():
+            inputs[i]["values"] = values[i]
+        for name, array in arrays.items():
             if name.startswith(f"g{g}.m"):
                 measure, key = name[len(f"g{g}.m") :].split(".", 1)
-                inputs[int(measure)][key] = np.asarray(values)
-        lists = {field: tuple(arrays[f"g{g}.{field}"]) for field in _ACCOUNTING_TEXT}
+                inputs[int(measure)][key] = np.asarray(array)
+        lists: dict[str, Any] = {field: tuple(arrays[f"g{g}.{field}"]) for field in _ACCOUNTING_TEXT}
         accounting = QueryAccounting(evaluated=evaluated, truncated_rows=truncated, **lists)
-        values = np.asarray(arrays[f"g{g}.values"], dtype=np.float64).reshape(len(group.rows), len(query_ids))
         out.append(GroupValues(group, query_ids, accounting, tuple(plan.pairs[i][1] for i in group.rows), values,
                                tuple(inputs), tuple(arrays[f"g{g}.caveats"])))  # fmt: skip
     return out
