@@ -30,12 +30,12 @@ KINDS = ("cooccurrence_cosine", "feature_cosine", "feature_hamming")
 ID_COLUMNS = ("item_id", "itemid", "item", "movieid", "doc_id")
 
 
-def scipy_sparse() -> Any:
-    """``scipy.sparse``, or a one-line error saying how to install SciPy."""
+def scipy_sparse(purpose: str = "item co-occurrence similarity needs") -> Any:
+    """``scipy.sparse``, or a one-line error saying what needs it (``purpose``) and how to install SciPy."""
     try:
         import scipy.sparse as sparse
     except ImportError:
-        raise RankwiseError("item co-occurrence similarity needs SciPy, which is not installed: pip install scipy "
+        raise RankwiseError(f"{purpose} SciPy, which is not installed: pip install scipy "
                             "(from a checkout: pip install '.[recsys]')") from None  # fmt: skip
     return sparse
 

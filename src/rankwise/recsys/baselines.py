@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, RankwiseError
+from ..similarity import scipy_sparse
 from .data import ITEM, USER
 from .split import id_order, ratings_frame
 
@@ -30,12 +31,7 @@ SCORE_BATCH_CELLS = 2**24  # scores computed for batches of users × items of at
 
 
 def _scipy_sparse() -> Any:
-    try:
-        import scipy.sparse as sparse
-    except ImportError:
-        raise RankwiseError("item-kNN and EASE need SciPy, which is not installed: pip install scipy "
-                            "(from a checkout: pip install '.[recsys]')") from None  # fmt: skip
-    return sparse
+    return scipy_sparse("item-kNN and EASE need")
 
 
 @dataclass(frozen=True)
