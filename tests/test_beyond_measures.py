@@ -274,16 +274,21 @@ def test_lenskit_gini(case: str) -> None:
 def test_query_ranges_equal_the_whole(case: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     train, recs, truth, n_items = _case(case)
     measures = [*BEYOND, "Coverage(over=train,count=known)@5", "Gini@5", "Entropy(log=ln,divide=items)@5",
-                "SelfInformation(mean=rows)@5", "Novelty@5", "ARP(share=yes)@5", "nDCG@5"]  # fmt: skip
+                "SelfInformation(mean=rows)@5", "Novelty@5", "ARP(share=yes)@5", "nDCG@5", "LongTail@5",
+                "LongTail(tail_ratio=0.1)@5", "ILD@5", "Serendipity@5", "Serendipity(definition=popularity_rank)@5",
+                "Unexpectedness@5"]  # fmt: skip
     catalog = sorted(set(train.get_column("item_id")) | set(recs.get_column("item_id")))
-    whole = _evaluate(truth, recs, measures, train=train, catalog=catalog)
+    baseline = recs.with_columns(pl.col("item_id").shift(1).over("user_id").fill_null("0")).unique(
+        ["user_id", "item_id"], keep="first", maintain_order=True)  # fmt: skip
+    whole = _evaluate(truth, recs, measures, train=train, catalog=catalog, baseline=baseline)
     run = tmp_path / "run.txt"
     ranked = recs.select("user_id", pl.lit("Q0").alias("q0"), "item_id", "rank",
                          (-pl.col("rank")).cast(pl.Float64).alias("score"), pl.lit("r").alias("tag"))  # fmt: skip
     ranked.write_csv(run, separator=" ", include_header=False)
     monkeypatch.setattr(partitioned, "PARTITION_ROWS", 37)
-    for parts in (_evaluate(truth, recs, measures, train=train, catalog=catalog),
-                  _evaluate(truth, str(run), measures, train=train, catalog=catalog, stream=True)):  # fmt: skip
+    for parts in (_evaluate(truth, recs, measures, train=train, catalog=catalog, baseline=baseline),
+                  _evaluate(truth, str(run), measures, train=train, catalog=catalog, baseline=baseline,
+                            stream=True)):  # fmt: skip
         assert parts.query_ids == whole.query_ids
         assert np.allclose(parts.values, whole.values, equal_nan=True, rtol=0, atol=1e-12)
         for key, value in whole.aggregate.items():
@@ -431,6 +436,16 @@ def test_similarity_measures_by_hand_and_named_inputs(tmp_path: Path) -> None:
     with pytest.raises(rankwise.RankwiseError, match=r"item features: 1 items have no features \(e.g. 'e'\)"):
         _evaluate(TRUTH, RECS, ["ILD(kind=feature_cosine)"],
                   features=pl.DataFrame({"item_id": list("abcd"), "f": [1.0, 2.0, 3.0, 4.0]}))
+    for bad, message in [({"f": [1.0, float("nan"), 0.0, 1.0, 0.0]}, "item features: NaN or infinite values"),
+                         ({"f": ["x", "y", "z", "w", "v"]}, "item features: column 'f' is not numeric"),
+                         ({"item_id": list("abcda"), "f": [1.0] * 5}, "item features: item 'a' has two rows")]:
+        table = pl.DataFrame({"item_id": list("abcde"), **bad})
+        with pytest.raises(rankwise.RankwiseError, match=message):
+            _evaluate(TRUTH, RECS, ["ILD(kind=feature_cosine)"], features=table)
+    bad_run = tmp_path / "bad.txt"
+    bad_run.write_text("u1 Q0 c 1 2.0 b\nu1 Q0 a 2\n")
+    with pytest.raises(rankwise.RankwiseError, match=r"bad.txt:2: expected 6 columns"):
+        _evaluate(TRUTH, RECS, ["Unexpectedness@2"], baseline=bad_run)
     features = tmp_path / "features.csv"
     features.write_text("item_id,f1,f2\na,1,0\nb,0,1\nc,1,1\nd,1,0\ne,0,1\n")
     base = tmp_path / "base.txt"

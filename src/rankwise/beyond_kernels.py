@@ -190,7 +190,8 @@ def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     tail_ratio = m.get("tail_ratio")
     head_share = None if tail_ratio is not None else m.get("head_share")
     index = training_index(a, str(m))
-    in_tail = long_tail_mask(index.items, index.item_users, head_share, tail_ratio)  # type: ignore[arg-type]
+    in_tail = a.training.memo(("long_tail", head_share, tail_ratio), lambda: long_tail_mask(  # type: ignore[union-attr]
+        index.items, index.item_users, head_share, tail_ratio))  # type: ignore[arg-type]  # fmt: skip
     per_row = per_row_of_items(a, index, in_tail.astype(np.float64))
     if m.get("count") == "yes":
         return a.per_query_sum(per_row, _shown_rows(a, m))

@@ -12,7 +12,7 @@ every query range. Each lookup codes the distinct doc ids once and gathers by do
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -157,6 +157,13 @@ class Training:
         if "index" not in self._cache:
             self._cache["index"] = TrainingIndex.of(self.pairs)
         return self._cache["index"]
+
+    def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per training table for ``key`` and shared by every query range (what a
+        measure derives from the training pairs alone, e.g. the long-tail items)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
 
     def items(self, measure: str) -> pl.Series:
         """The distinct training items (text)."""
