@@ -1,9 +1,14 @@
-"""Helpers shared by the test modules (imported as ``from conftest import close``)."""
+"""Helpers and fixtures shared by the test modules (helpers imported as ``from conftest import close``; ``tests/``
+is on the path, see ``pythonpath`` in pyproject.toml)."""
 
 from __future__ import annotations
 
 import math
+import shutil
+from collections.abc import Iterator
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from rankwise.cli import main
@@ -22,3 +27,25 @@ def run_cli(*args: str) -> tuple[int, str, str]:
     """``rankwise ARGS...`` in this process: (exit code, stdout, stderr)."""
     result = CliRunner().invoke(main, list(args))
     return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session (two cores) for every test that needs one; skipped without pyspark or Java."""
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install '.[spark]')")
+    if shutil.which("java") is None:
+        pytest.skip("Spark needs a Java runtime (17 or 21) and `java` is not on the PATH")
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("rankwise-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -9,14 +9,14 @@ reference implementation, and is computed on flat arrays.
 0.5
 """
 
-from .compare import Comparison, compare
-from .compare_dialects import compare_dialects
+from .comparison.dialects import compare_dialects
+from .comparison.systems import Comparison, compare
 from .dialects import get_dialect
 from .errors import InputError, MeasureError, RankwiseError
-from .evaluate import EvaluationResult, evaluate
 from .io import load_qrels, load_run
 from .io.subtopics import load_subtopic_qrels
 from .measures import Measure, parse_measure, parse_measures
+from .pipeline.evaluate import EvaluationResult, evaluate
 from .policies import Policies, QuerySet, TiePolicy
 
 __version__ = "0.1.0"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import click
 
 from ..errors import RankwiseError
-from ..formats import FORMATS
 from ..io.table import Grades
+from ..pipeline.formats import FORMATS
 from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .common import InputOptions, echo_result, fail_cleanly, progress_bar, recommendation_options
 
@@ -122,7 +122,7 @@ def evaluate(
     inputs: InputOptions,
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
-    from ..evaluate import evaluate as run_evaluation
+    from ..pipeline.evaluate import evaluate as run_evaluation
 
     if all_queries and queries not in (None, QuerySet.QRELS.value):
         raise RankwiseError(f"-c contradicts --queries {queries}")
@@ -140,7 +140,7 @@ def evaluate(
 @click.command("measures", short_help="List every measure.")
 def list_measures() -> None:
     """List every measure with a one-line definition."""
-    from ..explain import list_measures as text
+    from .explain import list_measures as text
 
     click.echo(text(), nl=False)
 
@@ -154,7 +154,7 @@ def list_measures() -> None:
 @fail_cleanly
 def explain(measure: str, rel_level: int, dialect: str | None) -> None:
     """Print MEASURE's full definition, formula and every parameter value in force."""
-    from ..explain import explain as text
+    from .explain import explain as text
 
     click.echo(text(measure, rel_level=rel_level, dialect=dialect), nl=False)
 
@@ -183,7 +183,7 @@ def dialects(
     inputs: InputOptions,
 ) -> None:
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
-    from ..explain import show_dialects
+    from .explain import show_dialects
 
     if (qrels is None or run is None) or measures:
         click.echo(show_dialects(output_format, qrels, run, list(measures), rel_level, inputs.as_arguments()), nl=False)

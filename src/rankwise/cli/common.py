@@ -123,7 +123,7 @@ def echo_notes(notes: list[str]) -> None:
 
 def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False) -> None:
     """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout."""
-    from .. import formats
+    from ..pipeline import formats
 
     echo_notes(result.notes())
     if output_format == "trec":

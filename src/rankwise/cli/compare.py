@@ -12,10 +12,10 @@ from typing import Any
 
 import click
 
+from ..comparison.report import FORMATS
+from ..comparison.stats import Correction, IntervalMethod, SignificanceTest
 from ..errors import RankwiseError
 from ..policies import QuerySet
-from ..report import FORMATS
-from ..stats import Correction, IntervalMethod, SignificanceTest
 from .commands import evaluate as evaluate_command
 from .common import InputOptions, echo_notes, fail_cleanly, recommendation_options
 
@@ -110,8 +110,8 @@ EVALUATION_PARAMETERS = ("measures", "rel_level", "all_queries", "queries", "dep
 def compare(qrels: str, runs: tuple[str, ...], inputs: InputOptions, **chosen: Any) -> None:
     """Compare RUNs (two or more) against QRELS: per measure each system's mean with an interval, and each system
     against the baseline (or all pairs) with a paired test, corrected p-values, Cohen's d and win/tie/loss."""
-    from ..compare import compare as run_comparison
-    from ..report import render
+    from ..comparison.report import render
+    from ..comparison.systems import compare as run_comparison
 
     options = _evaluation_options(chosen, inputs)
     names = [n.strip() for n in chosen["names"].split(",")] if chosen["names"] else None
@@ -133,7 +133,7 @@ def compare(qrels: str, runs: tuple[str, ...], inputs: InputOptions, **chosen: A
     else:
         click.echo(text, nl=False)
     if chosen["plots"]:
-        from ..report.plots import report_figures, save_figures
+        from ..comparison.report.plots import report_figures, save_figures
 
         figures, skipped = report_figures(comparison, chosen["curve_k"], spread)
         echo_notes([f"plot left out: {line}" for line in skipped])

@@ -18,9 +18,9 @@ import numpy as np
 import polars as pl
 
 from ..errors import RankwiseError
-from ..formats import FORMATS
 from ..ltr.models import MODEL_KINDS
 from ..ltr.svmlight import LtrData, read_svmlight, write_svmlight
+from ..pipeline.formats import FORMATS
 from ..wording import counted
 from .common import echo_notes, echo_result, fail_cleanly
 
@@ -272,8 +272,8 @@ def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int 
 def evaluate_model(model_dir: str, data_file: str, measures: tuple[str, ...], dialect: str | None, per_query: bool,
                    output_format: str, files: _FileOptions) -> None:  # fmt: skip
     """Score DATA with a saved MODEL and evaluate the ranking against DATA's labels."""
-    from ..evaluate import evaluate
     from ..ltr.models import Ranker
+    from ..pipeline.evaluate import evaluate
 
     ranker = Ranker.load(model_dir)
     data = files.read(data_file, ranker.num_features)

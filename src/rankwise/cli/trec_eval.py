@@ -7,9 +7,9 @@ trec_eval's ``getopt_long`` does: flags may be grouped (``-qc``), an option's va
 follow the files. The output is trec_eval's: per query with ``-q`` (in query order, each query's measures in
 trec_eval's table order), then the summary over queries (``all``), ``%-22s\\t%s\\t%6.4f`` per line, counts as
 integers, an undefined value (trec_eval's 0/0) ``-nan`` as glibc prints it. ``-R`` reads the other judgment formats:
-``qrels_jg`` (judgment groups, :mod:`rankwise.judgment_groups`), ``prefs`` and ``qrels_prefs`` (preferences,
-:mod:`rankwise.prefs`); a measure the format cannot give is refused with one line (trec_eval exits at its first query
-with status 4).
+``qrels_jg`` (judgment groups, :mod:`rankwise.trec_eval.judgment_groups`), ``prefs`` and ``qrels_prefs``
+(preferences, :mod:`rankwise.trec_eval.prefs`); a measure the format cannot give is refused with one line
+(trec_eval exits at its first query with status 4).
 """
 
 from __future__ import annotations
@@ -23,16 +23,16 @@ import click
 import numpy as np
 
 from ..errors import InputError, RankwiseError
-from ..measures.trec_eval_options import JUDGMENT_FORMATS
+from ..trec_eval.request import JUDGMENT_FORMATS
 from ..wording import counted
 from .common import echo_notes, fail_cleanly
 
 if TYPE_CHECKING:
     from ..io.table import Table
-    from ..judgment_groups import JudgmentGroups
-    from ..measures.trec_eval_options import TrecEvalMeasure
     from ..pipeline.result import EvaluationResult
-    from ..prefs import Preferences
+    from ..trec_eval.judgment_groups import JudgmentGroups
+    from ..trec_eval.prefs import Preferences
+    from ..trec_eval.request import TrecEvalMeasure
 
 _SHORT = "hvqm:cl:nD:JN:M:R:T:oZ:"
 _LONG = {
@@ -142,11 +142,11 @@ def trec_eval(arguments: tuple[str, ...]) -> None:
 
 def run_trec_eval(options: _Options) -> str:
     """Evaluate as trec_eval would with ``options`` and return its output."""
-    from ..evaluate import evaluate
     from ..io import load_run
     from ..io.table import Table
-    from ..measures.trec_eval_options import trec_eval_request
-    from ..trec_eval_output import TrecEvalOutput, judged_only, relstrings, utility_with_collection, with_placeholders
+    from ..pipeline.evaluate import evaluate
+    from ..trec_eval.output import TrecEvalOutput, judged_only, relstrings, utility_with_collection, with_placeholders
+    from ..trec_eval.request import trec_eval_request
 
     request = trec_eval_request(options.measures)
     if request.not_computed:
@@ -193,7 +193,7 @@ def run_trec_eval(options: _Options) -> str:
 
 def _emptied_num_rel(qrels: Table, run: Table, query_ids: Sequence[str], options: _Options) -> np.ndarray:
     """Per query: its number of relevant judged documents (grade >= -l) when ``-J`` left its ranking empty,
-    else −1 (:attr:`rankwise.trec_eval_output.TrecEvalOutput.emptied_num_rel`)."""
+    else −1 (:attr:`rankwise.trec_eval.output.TrecEvalOutput.emptied_num_rel`)."""
     import polars as pl
 
     ranked = set(run.with_text_ids().frame.get_column("query_id").unique().to_list())
@@ -205,8 +205,8 @@ def _emptied_num_rel(qrels: Table, run: Table, query_ids: Sequence[str], options
 def _load_judgments(path: str, rel_format: str) -> Table | JudgmentGroups | Preferences:
     """The judgments of ``-R rel_format``: qrels, judgment-group qrels or preferences."""
     from ..io import load_qrels
-    from ..judgment_groups import load_judgment_groups
-    from ..prefs import load_preferences
+    from ..trec_eval.judgment_groups import load_judgment_groups
+    from ..trec_eval.prefs import load_preferences
 
     if rel_format == "qrels":
         return load_qrels(path)
@@ -219,8 +219,8 @@ def _computed_apart(
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """The values of the lines an ordinary evaluation does not give: the measures averaged over judgment groups and
     the preference measures, per query of ``query_ids``."""
-    from ..judgment_groups import JudgmentGroups, group_averages
-    from ..prefs import Preferences, evaluate_preferences
+    from ..trec_eval.judgment_groups import JudgmentGroups, group_averages
+    from ..trec_eval.prefs import Preferences, evaluate_preferences
 
     if isinstance(judgments, Preferences):
         return evaluate_preferences(judgments, run, query_ids, depth=options.depth)

@@ -36,7 +36,7 @@ def load_interactions(source: Any, columns: Mapping[str, str] | None = None) -> 
 def read_interactions(source: Any, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
     """The (query_id, doc_id) pairs of :func:`load_interactions` as they come: integer ids stay integers (Int64;
     UInt64 as text), other ids are text, and a repeated pair stays repeated: what
-    :class:`rankwise.training.Training` indexes without a pass over text."""
+    :class:`rankwise.engine.training.Training` indexes without a pass over text."""
     name = str(source) if isinstance(source, (str, Path)) else f"training interactions {type(source).__name__}"
     frame = _frame(source, name)
     picked = []

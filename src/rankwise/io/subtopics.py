@@ -1,5 +1,5 @@
 """Subtopic (intent) judgments: which documents are relevant to which subtopic of a query, for the intent-aware
-measures (α-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; :mod:`rankwise.intent_kernels`).
+measures (α-nDCG, ERR-IA, NRBP, P-IA, AP-IA, subtopic recall; :mod:`rankwise.kernels.intent`).
 
 The TREC Web track's diversity qrels, as ndeval reads them: one judgment per line,
 ``query_id subtopic doc_id grade``, fields separated by whitespace, ``#`` comment lines and blank lines skipped,

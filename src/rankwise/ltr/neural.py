@@ -411,7 +411,7 @@ def evaluate_scores(
     """
     import polars as pl
 
-    from ..evaluate import evaluate
+    from ..pipeline.evaluate import evaluate
 
     offsets = np.asarray(offsets, dtype=np.int64)
     sizes = np.diff(offsets)

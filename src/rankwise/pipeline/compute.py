@@ -11,13 +11,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..aligned import Aligned, QueryAccounting, align
+from ..engine.aligned import Aligned, QueryAccounting, align
+from ..engine.training import Training
 from ..errors import InputError, MeasureError
 from ..io.table import Table
 from ..kernels import KERNELS, AggregationInputs, aggregate_from, aggregation_inputs, apply_empty_policy
 from ..measures import Measure
 from ..policies import Policies
-from ..training import Training
 from .load import Inputs
 from .plan import Plan, QueryGroup
 
@@ -43,7 +43,7 @@ class GroupValues:
 
 def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_empty: bool = False) -> list[GroupValues]:
     """Align the inputs once per query group and compute that group's measures (``allow_empty``: see
-    :func:`rankwise.aligned.align`)."""
+    :func:`rankwise.engine.aligned.align`)."""
     out = []
     for group in plan.groups:
         aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
@@ -153,7 +153,7 @@ def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, 
     """``aligned`` with each query's candidate count (see :func:`candidate_counts`; with training interactions but
     no catalogue, only for a measure that reads it: Elliot's AUC family) and what the beyond-accuracy
     measures read of the training interactions, the catalogue, item features and a baseline's lists
-    (:class:`rankwise.training.Training`). A catalogue
+    (:class:`rankwise.engine.training.Training`). A catalogue
     without training interactions is refused unless a global measure (Coverage, Gini) of the group's ``measures``
     reads it alone, or the group has no measure (a dialect may put a global measure in a group of its own, leaving
     the evaluation's main group empty)."""

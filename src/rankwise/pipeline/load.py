@@ -9,12 +9,12 @@ from typing import Any
 import polars as pl
 
 from ..dialects import Dialect
+from ..engine.similarity import feature_frame
 from ..errors import EmptyInputError
 from ..io import load_qrels, load_run
 from ..io.interactions import read_interactions
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import Kind, Origin, Table, empty_table
-from ..similarity import feature_frame
 from .plan import Plan
 
 

@@ -29,13 +29,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..aligned import QueryAccounting, align, same_id_types
+from ..engine.aligned import QueryAccounting, align, same_id_types
+from ..engine.rowops import group_order, in_text_order, text_order_codes
 from ..io import load_qrels
 from ..io.blocks import Block, run_blocks
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
 from ..kernels import concatenate_inputs
-from ..rowops import group_order, in_text_order, text_order_codes
 from .compute import SAMPLED_NOTE, GroupValues, compute_groups
 from .load import Inputs
 from .plan import Plan

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import polars as pl
 
-from ..aligned import QueryAccounting
+from ..engine.aligned import QueryAccounting
 from ..errors import RankwiseError
-from ..intent_kernels import INTENT_KERNELS
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import QID, VALUE, Table
+from ..kernels.intent import INTENT_KERNELS
 from ..measures import Measure
 from ..policies import Policies
 from ..wording import counted

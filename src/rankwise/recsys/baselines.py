@@ -21,8 +21,8 @@ from typing import Any, Literal
 import numpy as np
 import polars as pl
 
+from ..engine.similarity import scipy_sparse
 from ..errors import InputError, RankwiseError
-from ..similarity import scipy_sparse
 from .data import ITEM, USER
 from .split import id_order, ratings_frame
 

@@ -33,13 +33,13 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..beyond_kernels import coverage_from, entropy_from_counts, gini_from_counts, long_tail_mask, self_information_of
+from ..engine.similarity import item_vectors, paired_dots, pairwise_distance_sums, row_sums
+from ..engine.training import TrainingIndex, catalogue_size
 from ..errors import InputError
 from ..io import load_run
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, VALUE
-from ..similarity import item_vectors, paired_dots, pairwise_distance_sums, row_sums
-from ..training import TrainingIndex, catalogue_size
+from ..kernels.beyond import coverage_from, entropy_from_counts, gini_from_counts, long_tail_mask, self_information_of
 from .data import ITEM, USER
 
 
@@ -262,7 +262,7 @@ def _need(value: Any, what: str, measure: str) -> None:
 
 def _catalogue(catalog: Any, train: pl.DataFrame | None, measure: str) -> tuple[int, pl.Series | None]:
     """(catalogue size, its items or None when only the size was given); see
-    :func:`rankwise.training.catalogue_size`."""
+    :func:`rankwise.engine.training.catalogue_size`."""
     return catalogue_size(catalog, train.get_column(ITEM).unique() if train is not None else None, measure)
 
 
@@ -460,7 +460,7 @@ def average_popularity(recs: Any, *, train: Any, k: int | None = None, popularit
 
 def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: float | None = None) -> pl.Series:
     """The long-tail items of the training interactions, by one of two definitions (see
-    :func:`rankwise.beyond_kernels.long_tail_mask`):
+    :func:`rankwise.kernels.beyond.long_tail_mask`):
 
     - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
       (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
@@ -510,7 +510,7 @@ def long_tail(recs: Any, *, train: Any, k: int | None = None, head_share: float 
 
 
 def _vectors(kind: str, items: pl.Series, train: pl.DataFrame | None, features: Any, measure: str) -> Any:
-    """:func:`rankwise.similarity.item_vectors` of ``items`` with the training pairs (text user_id, item_id)."""
+    """:func:`rankwise.engine.similarity.item_vectors` of ``items`` with the training pairs (text user_id, item_id)."""
     index = None if train is None else TrainingIndex.of(train.rename({USER: QID, ITEM: DOCID}))
     return item_vectors(kind, items, index, features, measure)
 

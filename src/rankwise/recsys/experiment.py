@@ -12,7 +12,7 @@ from typing import Any
 
 import polars as pl
 
-from ..compare_dialects import DialectComparison, compare_dialects
+from ..comparison.dialects import DialectComparison, compare_dialects
 from . import beyond
 from .baselines import Recommendations, make_model
 from .data import ITEM, RATING, USER, load_ratings

@@ -34,11 +34,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import polars as pl
 
-from ..beyond_kernels import refuse_on_chunks
 from ..dialects import Dialect
 from ..errors import EmptyInputError, InputError
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, Kind, Table
+from ..kernels.beyond import refuse_on_chunks
 from ..pipeline.compute import candidate_counts
 from ..pipeline.load import _load
 from ..pipeline.plan import MeasureLike, make_plan

@@ -11,7 +11,7 @@ training interactions (whose order nothing reads). A value column of integers or
 more, which the executors notice (the evaluation is then run again with :data:`VALUE_COLUMNS`); any other value
 column (text, decimals) travels in a column of its own (``rv`` for the run, ``gv`` for the qrels), as given. Ids
 keep their type (integer ids travel as ``bigint``) unless the inputs disagree, as the local engine's
-:func:`rankwise.aligned.same_id_types` would make them: then that id column travels as text, and executors turn
+:func:`rankwise.engine.aligned.same_id_types` would make them: then that id column travels as text, and executors turn
 integer columns back into integers before checking them, so error messages name ids as a local evaluation would.
 """
 

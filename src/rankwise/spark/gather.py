@@ -109,7 +109,7 @@ def in_query_order(group: GroupValues) -> GroupValues:
     per-query inputs by query, per-row inputs (:data:`rankwise.kernels.ROWS_PER_QUERY`) query by query, and the
     accounting's query lists sorted."""
     ids = pl.Series(QID, group.query_ids, dtype=pl.String)
-    order = ids.arg_sort().to_numpy()  # the ids are distinct, so this is rankwise.rowops.in_text_order's order
+    order = ids.arg_sort().to_numpy()  # the ids are distinct, so this is rankwise.engine.rowops.in_text_order's order
     text_sorted: Callable[[tuple[str, ...]], tuple[str, ...]] = lambda q: tuple(sorted(q, key=str.encode))  # noqa: E731
     accounting = dataclasses.replace(group.accounting, **{  # type: ignore[arg-type]
         field: text_sorted(getattr(group.accounting, field))

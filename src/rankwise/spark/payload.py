@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from ..aligned import QueryAccounting
+from ..engine.aligned import QueryAccounting
 from ..pipeline.compute import GroupValues
 from ..pipeline.plan import Plan
 

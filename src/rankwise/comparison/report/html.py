@@ -1,0 +1,92 @@
+"""One self-contained HTML page: the systems table, the comparisons, every plot embedded as a data URI, the
+caption and the notes. No scripts, fonts or style sheets from the network."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING
+
+from ..systems import Comparison
+from .marks import caption, interval, letter, number, p_text, superscript
+from .plots import data_uri
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; color: #222; padding: 0 1em; }
+table { border-collapse: collapse; margin: 1em 0; }
+th, td { padding: 0.3em 0.7em; border-bottom: 1px solid #ccc; text-align: right; white-space: nowrap; }
+th:first-child, td:first-child, td.name { text-align: left; }
+tr.significant td { background: #eef6ee; }
+figure { margin: 1.5em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
+.caption { color: #444; } .notes { color: #666; font-size: 0.9em; }
+"""
+
+FIGURE_CAPTIONS = {
+    "intervals": "Each system's mean with its interval, per measure.",
+    "cutoffs": "Each measure at cutoffs k = 1..K (mean over queries).",
+    "differences": "Per-query differences, sorted: blue where the system is higher, red where it is lower.",
+    "precision_recall": "Interpolated precision at 11 recall levels (trec_eval's iprec_at_recall), mean over queries.",
+    "dialects": "The first measure as every dialect computes it: how much the number depends on the library.",
+}
+
+
+def format_html(
+    comparison: Comparison,
+    figures: dict[str, Figure],
+    skipped: list[str] | None = None,
+    image_format: str = "png",
+    title: str = "rankwise comparison",
+) -> str:
+    """The page, with ``figures`` (from :func:`rankwise.comparison.report.plots.report_figures`) embedded."""
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{escape(title)}</title><style>{_STYLE}</style></head><body>",
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="caption">{escape(caption(comparison))}</p>',
+        "<h2>Systems</h2>",
+        _systems_table(comparison),
+        "<h2>Comparisons</h2>",
+        _pairs_table(comparison),
+        "<h2>Plots</h2>",
+    ]
+    for name, figure in figures.items():
+        text = FIGURE_CAPTIONS.get(name, name)
+        parts.append(f'<figure><img alt="{escape(text)}" src="{data_uri(figure, image_format)}">'
+                     f"<figcaption>{escape(text)}</figcaption></figure>")  # fmt: skip
+    notes = [*comparison.notes(), *(f"plot left out: {line}" for line in skipped or [])]
+    if notes:
+        parts += ["<h2>Notes</h2>", '<ul class="notes">', *(f"<li>{escape(n)}</li>" for n in notes), "</ul>"]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def _systems_table(comparison: Comparison) -> str:
+    head = "".join(f"<th>{escape(k)}</th>" for k in comparison.keys)
+    rows = []
+    for i, system in enumerate(comparison.systems):
+        cells = []
+        for key in comparison.keys:
+            s = comparison.summary(system, key)
+            cells.append(f"<td>{number(s.mean)}<sup>{superscript(comparison, system, key)}</sup> "
+                         f"<small>{interval(s.low, s.high)}</small></td>")  # fmt: skip
+        rows.append(f'<tr><td>{letter(i)}</td><td class="name">{escape(system)}</td>{"".join(cells)}</tr>')
+    return f"<table><tr><th>#</th><th>system</th>{head}</tr>{''.join(rows)}</table>"
+
+
+def _pairs_table(comparison: Comparison) -> str:
+    head = "".join(f"<th>{h}</th>" for h in ("measure", "system", "against", "difference", "interval", "p",
+                                            "p adjusted", "Cohen's d", "W/T/L", "test"))  # fmt: skip
+    rows = []
+    for c in comparison.comparisons:
+        row_class = ' class="significant"' if c.significant else ""
+        cells = [escape(c.measure), escape(c.system), escape(c.against), f"{c.difference:+.4f}",
+                 interval(c.low, c.high), p_text(c.p_value), p_text(c.p_adjusted), number(c.cohens_d, 2),
+                 f"{c.wins}/{c.ties}/{c.losses}", escape(c.method)]  # fmt: skip
+        rows.append(f"<tr{row_class}>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+__all__ = ["FIGURE_CAPTIONS", "format_html"]

@@ -1,0 +1,328 @@
+"""The aligned form: every ranking sorted once, grades looked up once, shared by all measures.
+
+Runs become flat arrays in CSR layout: ``offsets[q]:offsets[q+1]`` are the rows of query ``q`` in rank order,
+with ``qidx`` (query index per row), ``rank`` (1-based) and ``grade`` per row. Judgments of the evaluated
+queries become ``qrel_qidx``/``qrel_grade``. Kernels work on these arrays with vectorised numpy, never a
+per-query Python loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..errors import InputError
+from ..io.table import DOCID, QID, VALUE, Table
+from ..policies import Policies, QuerySet, ScorePrecision, TiePolicy
+from .rowops import group_order, id_codes, lookup, run_starts, text_order, text_order_codes
+
+UNJUDGED = np.iinfo(np.int64).min
+"""Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
+
+
+@dataclass(frozen=True)
+class QueryAccounting:
+    """What happened to each query: nothing is dropped silently."""
+
+    evaluated: int
+    run_only: tuple[str, ...]
+    """Queries of the run without judgments and not evaluated."""
+    qrels_only: tuple[str, ...]
+    """Judged queries missing from the run and not evaluated."""
+    scored_empty: tuple[str, ...]
+    """Judged queries missing from the run, evaluated as empty rankings (``queries="qrels"``)."""
+    unjudged_evaluated: tuple[str, ...]
+    """Run queries without judgments, evaluated with no relevant documents (``queries="run"``)."""
+    no_relevant: tuple[str, ...] = ()
+    """Judged queries without a relevant document, not evaluated (``queries="relevant"``)."""
+    truncated_rows: int = 0
+    """Run rows beyond the depth cut."""
+    removed_unjudged: int = 0
+    """Unjudged run rows removed before scoring (``judged_only``)."""
+
+
+@dataclass
+class Aligned:
+    """Rankings and judgments of the evaluated queries as flat arrays (see module docstring)."""
+
+    query_ids: list[str]
+    offsets: np.ndarray
+    qidx: np.ndarray
+    rank: np.ndarray
+    score: np.ndarray
+    grade: np.ndarray
+    qrel_qidx: np.ndarray
+    qrel_grade: np.ndarray
+    accounting: QueryAccounting
+    tie_group: np.ndarray | None = None
+    """With ``ties=average``: id of each row's group of equal scores (rows of a group are adjacent)."""
+    num_candidates: np.ndarray | None = None
+    """Per query: the items the user could have been recommended, catalogue size − the user's training items
+    (only when training interactions were given)."""
+    doc: np.ndarray | None = None
+    """Per row: the code of its doc id in ``doc_ids``."""
+    doc_ids: pl.Series | None = None
+    """The distinct doc ids ``doc`` codes (run and qrels)."""
+    training: Any = None
+    """The training interactions and catalogue the beyond-accuracy measures read
+    (:class:`rankwise.engine.training.Training`; attached after alignment, None without them)."""
+    subtopics: Any = None
+    """The subtopic judgments the intent-aware measures read (:class:`rankwise.io.subtopics.SubtopicJudgments`;
+    attached after alignment, None without them)."""
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def num_queries(self) -> int:
+        return len(self.query_ids)
+
+    def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+        """Σ values over each query's run rows (optionally only rows where ``mask``)."""
+        qidx = self.qidx if mask is None else self.qidx[mask]
+        weights = values if mask is None else values[mask]
+        return np.bincount(qidx, weights=weights, minlength=self.num_queries).astype(np.float64)
+
+    def tie_mean(self, values: np.ndarray) -> np.ndarray:
+        """Each row's value replaced by the mean over its tie group (identity unless ``ties=average``).
+
+        Summed over ranks, this is the expectation over all orders of the tied documents."""
+        if self.tie_group is None:
+            return values
+        counts = np.bincount(self.tie_group)
+        return (np.bincount(self.tie_group, weights=values) / counts)[self.tie_group]
+
+    def relevant(self, rel: int) -> np.ndarray:
+        """Bool per run row: judged grade >= rel."""
+        key = ("relevant", rel)
+        if key not in self._cache:
+            self._cache[key] = self.grade >= rel
+        return self._cache[key]
+
+    def num_relevant(self, rel: int) -> np.ndarray:
+        """R per query: judged documents with grade >= rel."""
+        key = ("R", rel)
+        if key not in self._cache:
+            hits = self.qrel_qidx[self.qrel_grade >= rel]
+            self._cache[key] = np.bincount(hits, minlength=self.num_queries).astype(np.float64)
+        return self._cache[key]
+
+    def num_retrieved(self) -> np.ndarray:
+        """|L| per query."""
+        return np.diff(self.offsets).astype(np.float64)
+
+    def cumulative_within_query(self, flags: np.ndarray) -> np.ndarray:
+        """Running count of ``flags`` within each query, inclusive of the row itself."""
+        total = np.zeros(len(flags) + 1, dtype=np.int64)
+        np.cumsum(flags, out=total[1:])
+        return total[1:] - total[self.offsets[self.qidx]]
+
+
+def same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:
+    """Both tables with the same id types: integer ids on one side and text on the other become text."""
+    if all(qrels.frame.schema[c] == run.frame.schema[c] for c in (QID, DOCID)):
+        return qrels, run
+    return qrels.with_text_ids(), run.with_text_ids()
+
+
+def _text(ids: pl.Series) -> tuple[str, ...]:
+    return tuple(ids.cast(pl.String).to_list())
+
+
+def _order_ties(
+    order: np.ndarray, qidx: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_ids: pl.Series, ties: TiePolicy
+) -> np.ndarray:
+    """``order`` (rows grouped by query, by score descending, equal scores in input order) with each group of equal
+    (query, score) rows put in doc-id order under ``ties``; ``doc_code`` indexes ``doc_ids`` per row. Only the
+    tied rows' ids are ranked, once per distinct id."""
+    starts = run_starts(qidx, score)
+    tied_with_next = ~starts[1:]
+    if not tied_with_next.any():
+        return order
+    in_group = np.zeros(len(qidx), dtype=bool)
+    in_group[1:] |= tied_with_next
+    in_group[:-1] |= tied_with_next
+    rows = np.flatnonzero(in_group)
+    group = np.cumsum(starts)[rows]
+    group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
+    present, local = np.unique(doc_code[order[rows]], return_inverse=True)
+    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_ids.gather(present))[local])
+    order[rows] = order[rows][within]
+    return order
+
+
+def _tie_rank(ties: TiePolicy, ids: pl.Series) -> np.ndarray:
+    """Each of the distinct ``ids``' place in the tie order: by text ascending (``docno_asc``), by number descending
+    then text descending for non-numbers last (``docno_desc_numeric``), else by text descending (``docno_desc``, and
+    ``average``, which lays ties out that way)."""
+    if ties is TiePolicy.DOCNO_DESC_NUMERIC:
+        text_rank = _ranks(text_order(ids))
+        by = pl.DataFrame({"num": ids.cast(pl.String).cast(pl.Int64, strict=False), "text": text_rank})
+        return _ranks(by.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy())
+    rank = _ranks(text_order(ids))
+    return rank if ties is TiePolicy.DOCNO_ASC else -rank
+
+
+def _ranks(order: np.ndarray) -> np.ndarray:
+    """The inverse permutation: ``rank[order[i]] = i``."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return rank
+
+
+@dataclass(frozen=True)
+class _QuerySets:
+    """Which distinct query ids (in text order) are in the run, in the qrels, and have a relevant judgment."""
+
+    ids: pl.Series
+    in_run: np.ndarray
+    in_qrels: np.ndarray
+    has_relevant: np.ndarray
+
+    def text(self, mask: np.ndarray) -> tuple[str, ...]:
+        return _text(self.ids.filter(pl.Series(mask)))
+
+
+def _evaluated(sets: _QuerySets, policies: Policies) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per ``policies.queries``: (evaluated, scored as empty rankings, left out for having no relevant document),
+    each a mask over ``sets.ids``."""
+    in_run, in_qrels, has_relevant = sets.in_run, sets.in_qrels, sets.has_relevant
+    nothing = np.zeros_like(in_run)
+    if policies.queries is QuerySet.QRELS:
+        return in_qrels, in_qrels & ~in_run, nothing
+    if policies.queries is QuerySet.RUN:
+        return in_run, nothing, nothing
+    if policies.queries is QuerySet.RELEVANT:
+        return has_relevant, has_relevant & ~in_run, in_qrels & ~has_relevant
+    if policies.queries is QuerySet.COMMON_RELEVANT:
+        return has_relevant & in_run, nothing, in_qrels & ~has_relevant & in_run
+    return in_run & in_qrels, nothing, nothing
+
+
+def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = False) -> Aligned:
+    """Build the :class:`Aligned` form for the queries chosen by ``policies.queries``.
+
+    Ids are coded once (:mod:`.rowops`: integers stay integers, no per-row text); query order and every id
+    reported are the ids' text. Rows are grouped by query and ordered by score in one pass, groups of tied scores
+    then by doc id under the tie policy (:func:`_order_ties`), and grades looked up by doc code within each query.
+    Raises
+    :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
+    ``allow_empty`` (one partition of a larger evaluation may hold none).
+    """
+    qrels, run = same_id_types(qrels, run)
+    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
+    qrels_grade = qrels.frame.get_column(VALUE).to_numpy()
+    qrels_grade = qrels_grade.astype(np.float64 if qrels_grade.dtype.kind == "f" else np.int64, copy=False)
+    sets = _QuerySets(query_ids, *(np.zeros(len(query_ids), dtype=bool) for _ in range(3)))
+    sets.in_run[run_query] = True
+    sets.in_qrels[qrels_query] = True
+    sets.has_relevant[qrels_query[qrels_grade >= policies.rel_level]] = True
+    evaluated, scored_empty, no_relevant = _evaluated(sets, policies)
+    num_queries = int(evaluated.sum())
+    if num_queries == 0 and not allow_empty:
+        _refuse_nothing_to_evaluate(qrels, run, policies, sets)
+    query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
+    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
+    score = run.frame.get_column(VALUE).to_numpy()
+    if policies.scores is ScorePrecision.FLOAT32:
+        score = score.astype(np.float32).astype(np.float64)
+    qidx = query_index[run_query]
+    if num_queries < len(query_ids):
+        keep = qidx >= 0
+        qidx, score, run_doc = qidx[keep], score[keep], run_doc[keep]
+    order, score, _, offsets = group_order(qidx, num_queries, score, np.arange(len(qidx), dtype=np.int64))
+    qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
+    if policies.ties is not TiePolicy.INPUT_ORDER:
+        order = _order_ties(order, qidx, score, run_doc, doc_ids, policies.ties)
+    judged_qidx = query_index[qrels_query]
+    judged = judged_qidx >= 0
+    by_doc, judged_doc, judged_offsets = _judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
+    qrel_grade = qrels_grade[judged][by_doc]
+    qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
+    doc = run_doc[order]
+    grade = _grades_of(qidx, doc, judged_offsets, judged_doc, qrel_grade)
+    del order, run_doc
+    rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
+    truncated = 0
+    if policies.depth is not None and len(rank) and rank.max() > policies.depth:
+        keep = rank <= policies.depth
+        truncated = int(len(keep) - keep.sum())
+        qidx, rank, score, grade, doc = qidx[keep], rank[keep], score[keep], grade[keep], doc[keep]
+        np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    removed = 0
+    if policies.judged_only:  # condensed lists: the judged documents keep their order, ranked anew
+        keep = (grade != UNJUDGED) & (grade >= 0)
+        removed = int(len(keep) - keep.sum())
+        qidx, score, grade, doc = qidx[keep], score[keep], grade[keep], doc[keep]
+        np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+        rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
+    tie_group = None
+    if policies.ties is TiePolicy.AVERAGE:
+        tie_group = np.cumsum(run_starts(qidx, score)) - 1
+    run_only, qrels_only = sets.text(sets.in_run & ~sets.in_qrels), sets.text(sets.in_qrels & ~sets.in_run)
+    accounting = QueryAccounting(
+        evaluated=num_queries,
+        run_only=run_only if policies.queries is not QuerySet.RUN else (),
+        qrels_only=qrels_only
+        if policies.queries in (QuerySet.INTERSECTION, QuerySet.RUN, QuerySet.COMMON_RELEVANT)
+        else (),
+        scored_empty=sets.text(scored_empty),
+        unjudged_evaluated=run_only if policies.queries is QuerySet.RUN else (),
+        truncated_rows=truncated,
+        removed_unjudged=removed,
+        no_relevant=sets.text(no_relevant),
+    )
+    return Aligned(
+        query_ids=list(sets.text(evaluated)),
+        offsets=offsets,
+        qidx=qidx,
+        rank=rank,
+        score=score,
+        grade=grade,
+        qrel_qidx=qrel_qidx,
+        qrel_grade=qrel_grade,
+        accounting=accounting,
+        tie_group=tie_group,
+        doc=doc,
+        doc_ids=doc_ids,
+    )
+
+
+def _refuse_nothing_to_evaluate(qrels: Table, run: Table, policies: Policies, sets: _QuerySets) -> None:
+    """The error for an evaluation left with no query (a dialect that accepts empty qrels gets none: no query
+    is evaluated and every mean is undefined)."""
+    if policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
+        raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
+    if qrels.frame.height > 0:
+        run_ids, qrels_ids = sets.ids.filter(pl.Series(sets.in_run)), sets.ids.filter(pl.Series(sets.in_qrels))
+        raise InputError(
+            f"{run.origin.name} and {qrels.origin.name} have no query in common "
+            f"(run has {_some(run_ids)}; qrels has {_some(qrels_ids)})"
+        )
+
+
+def _some(ids: pl.Series) -> str:
+    """How many queries, with an example: "3 queries, e.g. '7'" (or "no query")."""
+    if ids.len() == 0:
+        return "no query"
+    return f"{ids.len()} {'query' if ids.len() == 1 else 'queries'}, e.g. {_text(ids[:1])[0]!r}"
+
+
+def _grades_of(
+    qidx: np.ndarray, doc: np.ndarray, judged_offsets: np.ndarray, judged_doc: np.ndarray, qrel_grade: np.ndarray
+) -> np.ndarray:
+    """Each run row's judged grade, :data:`UNJUDGED` when it has none. Integer grades are looked up directly; real
+    grades (float64) through their position among the judgments, so an unjudged row is UNJUDGED as a float
+    (−2^63, exact in float64: ``grade == UNJUDGED`` and ``grade >= rel`` read the same for both)."""
+    if qrel_grade.dtype.kind != "f":
+        return lookup(qidx, doc, judged_offsets, judged_doc, qrel_grade, UNJUDGED)
+    at = lookup(qidx, doc, judged_offsets, judged_doc, np.arange(len(qrel_grade), dtype=np.int64), -1)
+    return np.where(at >= 0, qrel_grade[np.maximum(at, 0)] if len(qrel_grade) else 0.0, float(UNJUDGED))
+
+
+def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The judgments grouped by query and sorted by doc code within each: (row order, doc codes in that order,
+    offsets), the layout :func:`.rowops.lookup` searches."""
+    order, _, sorted_doc, offsets = group_order(qidx, num_queries, None, doc)
+    return order, sorted_doc, offsets

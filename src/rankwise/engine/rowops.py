@@ -1,0 +1,205 @@
+"""Row operations on flat arrays: ids coded once, rows grouped by query and ordered, grades looked up.
+
+Each operation runs in compiled code (the ``rankwise.engine._rowops`` C extension that ``pip install`` builds, linear
+passes with no JIT) when it is present, and otherwise in numpy; the numpy version below each one defines what it
+computes, and the tests run both on the same data. ``RANKWISE_PURE_NUMPY=1`` forces numpy.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+import numpy as np
+import polars as pl
+
+
+def _native() -> ModuleType | None:
+    if os.environ.get("RANKWISE_PURE_NUMPY"):
+        return None
+    try:
+        return importlib.import_module("rankwise.engine._rowops")
+    except ImportError:
+        return None
+
+
+NATIVE = _native()
+"""The compiled extension, or None (numpy is used)."""
+
+DENSE_SPAN_PER_ROW = 4
+"""Integer ids are coded through a lookup table when their range is at most this many times the row count."""
+
+
+def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+    """Code the ids of ``columns`` jointly: ``codes[i][row]`` is the position of the row's id in ``distinct`` (the
+    distinct ids of all columns, in no particular order). Equal ids get equal codes in every column, so codes join
+    tables.
+
+    Integers in a narrow range are coded through a lookup table over the range (O(rows), no hashing); other ids by
+    their 64-bit hashes (one sort of integers, not of text), checked: every row's id must equal the id its hash
+    stands for, else (a hash collision) by a join against the distinct ids."""
+    if all(c.dtype == pl.Int64 for c in columns):
+        dense = _dense_integer_codes(columns)
+        if dense is not None:
+            return dense
+    starts = [_id_runs(c) for c in columns]
+    if any(start is not None for start in starts):  # code each run of equal ids once (a run's rows per query)
+        heads = [c if start is None else c.filter(pl.Series(start)) for c, start in zip(columns, starts)]
+        head_codes, distinct = id_codes(*heads)
+        expanded = [codes if start is None else codes[np.cumsum(start) - 1]
+                    for codes, start in zip(head_codes, starts)]  # fmt: skip
+        return expanded, distinct
+    joined = pl.concat([c.rename("id") for c in columns]) if len(columns) > 1 else columns[0].rename("id")
+    if not len(joined):
+        return [np.zeros(0, dtype=np.int64) for _ in columns], joined
+    inverse, representative = _distinct_values(joined.hash().to_numpy())
+    distinct = joined.gather(representative)
+    if (joined == distinct.gather(inverse)).all():
+        bounds = np.cumsum([0, *(len(c) for c in columns)])
+        return [inverse[bounds[i] : bounds[i + 1]] for i in range(len(columns))], distinct
+    distinct = joined.unique()
+    index = pl.DataFrame({"id": distinct, "code": np.arange(len(distinct), dtype=np.int64)})
+    joins = [pl.DataFrame({"id": c.rename("id")}).join(index, on="id", how="left", maintain_order="left")
+             for c in columns]  # fmt: skip
+    return [j.get_column("code").to_numpy() for j in joins], distinct
+
+
+def _id_runs(ids: pl.Series) -> np.ndarray | None:
+    """Bool per row: the row's id differs from the previous row's; None unless the rows form runs of 4 or more on
+    average (ids written query by query), where coding each run once pays."""
+    if len(ids) < 64:
+        return None
+    starts = ids.ne_missing(ids.shift(1)).to_numpy()
+    return starts if 4 * np.count_nonzero(starts) <= len(ids) else None
+
+
+def run_starts(*keys: np.ndarray) -> np.ndarray:
+    """Bool per row: the row starts a new run of equal ``keys`` (rows with equal keys adjacent), e.g. a new group
+    of tied scores within a query for keys (query, score)."""
+    starts = np.zeros(len(keys[0]), dtype=bool)
+    starts[:1] = True
+    for key in keys:
+        starts[1:] |= key[1:] != key[:-1]
+    return starts
+
+
+def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each value among the distinct values in ascending order, one row index holding each distinct
+    value): one unstable sort, cheaper than ``np.unique``'s stable one with ``return_index``."""
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.empty(len(values), dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    codes = np.empty(len(values), dtype=np.int64)
+    codes[order] = np.cumsum(starts) - 1
+    return codes, order[starts]
+
+
+def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+    """:func:`id_codes` with ``distinct`` in the byte order of the ids' text (integer ids by their decimal text: 10
+    before 9), the order of query ids in every result: only the distinct ids are sorted."""
+    codes, distinct = id_codes(*columns)
+    order = text_order(distinct)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    return [rank[c] for c in codes], distinct.gather(order)
+
+
+def text_order(ids: pl.Series) -> np.ndarray:
+    """The positions of ``ids`` sorted by the bytes of their text (integers by their decimal text)."""
+    text = ids if ids.dtype == pl.String else ids.cast(pl.String)
+    return text.arg_sort().to_numpy()
+
+
+def in_text_order(ids: pl.Series) -> pl.Series:
+    """Distinct ids sorted by the bytes of their text (integers by their decimal text)."""
+    return ids.gather(text_order(ids))
+
+
+def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarray], pl.Series] | None:
+    """:func:`id_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids marked present
+    in a table over their range, codes read back from it (no hashing); None for wider ranges."""
+    rows = sum(len(c) for c in columns)
+    present_in = [c for c in columns if len(c)]
+    if not present_in:
+        return None
+    lowest = min(int(c.min()) for c in present_in)  # type: ignore[arg-type]
+    span = max(int(c.max()) for c in present_in) - lowest + 1  # type: ignore[arg-type]
+    if span > DENSE_SPAN_PER_ROW * rows:
+        return None
+    table = np.zeros(span, dtype=np.int64)
+    offset_ids = [c.to_numpy() - lowest for c in columns]
+    for ids in offset_ids:
+        table[ids] = 1
+    present = np.flatnonzero(table)
+    table[present] = np.arange(len(present), dtype=np.int64)
+    return [table[ids] for ids in offset_ids], pl.Series("id", present + lowest, dtype=pl.Int64)
+
+
+def group_order(
+    qidx: np.ndarray, num_queries: int, score: np.ndarray | None, key: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows grouped by query index and each query's rows ordered by (score descending, key ascending).
+
+    Returns ``(order, sorted_score, sorted_key, offsets)``: the row order, the scores and keys in that order, and
+    ``offsets`` (length ``num_queries + 1``; the rows of query ``q`` are ``order[offsets[q]:offsets[q+1]]``).
+    With keys unique within each query the order is total, so every sort algorithm gives the same one. Without
+    ``score``, rows are ordered by key alone. numpy: ``np.lexsort((key, -score, qidx))``; compiled: a counting
+    sort by query, then a sort of each query's rows.
+    """
+    n = len(qidx)
+    qidx = np.ascontiguousarray(qidx, dtype=np.int64)
+    key = np.ascontiguousarray(key, dtype=np.int64)
+    score = np.zeros(n) if score is None else np.ascontiguousarray(score, dtype=np.float64)
+    offsets = np.empty(num_queries + 1, dtype=np.int64)
+    if NATIVE is not None:
+        order, sorted_score, sorted_key = np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n, np.int64)
+        NATIVE.group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets)
+        return order, sorted_score, sorted_key, offsets
+    order = np.lexsort((key, -score, qidx))
+    offsets[0] = 0
+    np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
+    return order, score[order], key[order], offsets
+
+
+def lookup(
+    qidx: np.ndarray, doc: np.ndarray, offsets: np.ndarray, judged_doc: np.ndarray, judged_value: np.ndarray,
+    missing: int,
+) -> np.ndarray:  # fmt: skip
+    """For each row, the value of its (query, doc) among the judgments, or ``missing``.
+
+    The judgments of query ``q`` are ``judged_doc[offsets[q]:offsets[q+1]]``, sorted ascending (as
+    :func:`group_order` with the doc codes as key leaves them). numpy: a binary search on the combined key
+    ``qidx · D + doc``; compiled: a binary search within each row's query.
+    """
+    qidx = np.ascontiguousarray(qidx, dtype=np.int64)
+    doc = np.ascontiguousarray(doc, dtype=np.int64)
+    judged_doc = np.ascontiguousarray(judged_doc, dtype=np.int64)
+    judged_value = np.ascontiguousarray(judged_value, dtype=np.int64)
+    out = np.empty(len(qidx), dtype=np.int64)
+    if NATIVE is not None:
+        NATIVE.lookup(qidx, doc, np.ascontiguousarray(offsets, dtype=np.int64), judged_doc, judged_value,
+                      int(missing), out)  # fmt: skip
+        return out
+    if not len(judged_doc):
+        out.fill(missing)
+        return out
+    span = int(max(judged_doc.max(), doc.max(initial=0))) + 1
+    judged_q = np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+    judged_key = judged_q * span + judged_doc
+    row_key = qidx * span + doc
+    at = np.minimum(np.searchsorted(judged_key, row_key), len(judged_key) - 1)
+    found = judged_key[at] == row_key
+    out[:] = np.where(found, judged_value[at], missing)
+    return out
+
+
+def concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The indices ``starts[0] .. starts[0]+counts[0]-1, starts[1] .. starts[1]+counts[1]-1, ...`` as one array
+    (e.g. the entries of some rows of a CSR matrix), without a Python loop."""
+    counts = np.asarray(counts, dtype=np.int64)
+    total = int(counts.sum())
+    begins = np.cumsum(counts) - counts
+    return np.repeat(np.asarray(starts, dtype=np.int64) - begins, counts) + np.arange(total, dtype=np.int64)

@@ -1,0 +1,245 @@
+"""What the training interactions and the catalogue tell the beyond-accuracy measures, looked up per run row.
+
+A :class:`Training` holds the (user, item) training pairs and the catalogue (a number of items or the items) of one
+evaluation; it is attached to the :class:`~rankwise.engine.aligned.Aligned` arrays after alignment
+(:func:`rankwise.pipeline.compute.with_candidates`). The pairs are indexed once (:class:`TrainingIndex`: ids coded,
+each user's items as a sorted slice of one array), shared by every query range. The lookups below give, for every
+run row in layout order, what a measure needs of its item: the item's number of training users, whether the row's
+user had the item in training, whether the item is in a set of items, and a key of the item that is the same in
+every query range. Each lookup codes the distinct doc ids once and gathers by doc code: no per-query loop.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..errors import InputError, MeasureError
+from ..io.table import DOCID, QID, ROW, VALUE, Table
+from .aligned import Aligned
+from .rowops import group_order, id_codes, lookup, text_order_codes
+
+
+def catalogue_size(catalog: Any, items: pl.Series | None, measure: str) -> tuple[int, pl.Series | None]:
+    """(catalogue size, its items or None when only the size was given): ``catalog`` is a number of items or the
+    items themselves; without it the training items ``items`` (None: no training interactions either, refused)."""
+    if catalog is None:
+        if items is None:
+            raise InputError(f"{measure} needs the catalogue: pass catalog= (a number of items or the items; "
+                             "--catalog N) or the training interactions (train=, --train FILE)")  # fmt: skip
+        return items.len(), items
+    if isinstance(catalog, bool):
+        raise InputError(f"catalog={catalog!r}: give a number of items or the items")
+    if isinstance(catalog, (int, np.integer)):
+        if catalog < 1:
+            raise InputError(f"catalog={catalog}: the catalogue must hold at least one item")
+        return int(catalog), None
+    if isinstance(catalog, (str, bytes)) or not isinstance(catalog, Iterable):
+        raise InputError(f"catalog must be a number of items or an iterable of item ids, not {type(catalog).__name__}")
+    distinct = pl.Series("item", [str(i) for i in catalog], dtype=pl.String).unique()
+    if distinct.len() == 0:
+        raise InputError("catalog: no items")
+    return distinct.len(), distinct
+
+
+_SHARED: dict[int, tuple[weakref.ref, dict]] = {}
+
+
+def _shared_cache(pairs: pl.DataFrame | None) -> dict:
+    """One cache per training table, shared by every query range of an evaluation (each range makes its own
+    :class:`Training` of the same table) and released with the table."""
+    if pairs is None:
+        return {}
+    key = id(pairs)
+    entry = _SHARED.get(key)
+    if entry is not None and entry[0]() is pairs:
+        return entry[1]
+    cache: dict = {}
+    _SHARED[key] = (weakref.ref(pairs, lambda _, key=key: _SHARED.pop(key, None)), cache)  # type: ignore[misc]
+    return cache
+
+
+@dataclass(frozen=True)
+class TrainingIndex:
+    """The distinct training pairs as flat arrays, built once per training table: ``users`` (distinct user ids
+    as text, in text order) and ``items`` (distinct item ids as text, in code order) code the ids; the items of
+    user ``u`` are ``user_items[offsets[u]:offsets[u+1]]`` (item codes, ascending, each once, the layout
+    :func:`.rowops.lookup` searches); ``item_users[i]`` is the number of training users of item ``i``."""
+
+    users: pl.Series
+    items: pl.Series
+    offsets: np.ndarray
+    user_items: np.ndarray
+    item_users: np.ndarray
+
+    @classmethod
+    def of(cls, pairs: pl.DataFrame) -> TrainingIndex:
+        """Index ``pairs`` (``query_id`` and ``doc_id`` columns of text or integers; repeated pairs count once):
+        ids coded once (:func:`.rowops.text_order_codes`, :func:`~.rowops.id_codes`), the pairs
+        grouped by user and sorted by item code in one pass (:func:`~.rowops.group_order`), repeats
+        dropped. O(pairs); no text is sorted but the distinct user ids."""
+        (user,), users = text_order_codes(pairs.get_column(QID))
+        (item,), items = id_codes(pairs.get_column(DOCID))
+        _, _, sorted_item, offsets = group_order(user, len(users), None, item)
+        first = np.empty(len(sorted_item), dtype=bool)  # a pair's first row: a new user or a new item
+        first[:1] = True
+        np.not_equal(sorted_item[1:], sorted_item[:-1], out=first[1:])
+        first[offsets[:-1]] = True
+        kept = np.zeros(len(first) + 1, dtype=np.int64)
+        np.cumsum(first, out=kept[1:])
+        user_items = sorted_item[first]
+        return cls(_as_text(users), _as_text(items), kept[offsets], user_items,
+                   np.bincount(user_items, minlength=len(items)))  # fmt: skip
+
+    @property
+    def num_pairs(self) -> int:
+        """The number of distinct training pairs."""
+        return len(self.user_items)
+
+    def user_codes(self, query_ids: list[str]) -> np.ndarray:
+        """The code of each query id among the training users; −1 for a user without training interactions."""
+        wanted = pl.Series(QID, query_ids, dtype=pl.String)
+        at = self.users.search_sorted(wanted, side="left").to_numpy().astype(np.int64)
+        inside = at < len(self.users)
+        found = np.zeros(len(at), dtype=bool)
+        found[inside] = (self.users.gather(at[inside]) == wanted.filter(pl.Series(inside))).to_numpy()
+        return np.where(found, at, -1)
+
+    def item_codes(self, doc_ids: pl.Series) -> np.ndarray:
+        """The code of each doc id among the training items (matched by text); −1 for an item not in training."""
+        index = pl.DataFrame({DOCID: self.items, "code": np.arange(len(self.items), dtype=np.int64)})
+        joined = pl.DataFrame({DOCID: _as_text(doc_ids)}).join(index, on=DOCID, how="left", maintain_order="left")
+        return joined.get_column("code").fill_null(-1).to_numpy()
+
+
+def _as_text(ids: pl.Series) -> pl.Series:
+    return ids if ids.dtype == pl.String else ids.cast(pl.String)
+
+
+@dataclass
+class Training:
+    """The training interactions (``query_id``, ``doc_id`` of text or integers, a pair may repeat; None when not
+    given) and the catalogue. The :class:`TrainingIndex` of the pairs is built once and shared by all query
+    ranges."""
+
+    pairs: pl.DataFrame | None
+    catalog: Any = None
+    features: Any = None
+    """Item features (a table with an item id column; see :func:`~.similarity.feature_matrix`), or None."""
+    baseline: Table | None = None
+    """Another model's lists (a run table), for unexpectedness, or None."""
+    _cache: dict = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self._cache = _shared_cache(self.pairs)
+
+    def baseline_index(self, k: int, measure: str) -> TrainingIndex:
+        """The baseline's top k of each user (score descending, equal scores in input order) indexed as pairs, once
+        per k for all query ranges; a one-line error naming the measure when no baseline was given."""
+        if self.baseline is None:
+            raise MeasureError(f"{measure} compares with another model's lists: pass baseline= (--baseline RUN)")
+        cache = _shared_cache(self.baseline.frame)
+        if ("top", k) not in cache:
+            frame = self.baseline.frame.sort([QID, VALUE, ROW], descending=[False, True, False])
+            top = frame.filter(pl.int_range(pl.len()).over(QID) < k).select(QID, DOCID)
+            cache["top", k] = TrainingIndex.of(top)
+        return cache["top", k]
+
+    def index(self, measure: str) -> TrainingIndex:
+        """The index of the training pairs, or a one-line error naming the measure that needs them."""
+        if self.pairs is None:
+            raise MeasureError(f"{measure} needs the training interactions: pass train= (--train FILE)")
+        if "index" not in self._cache:
+            self._cache["index"] = TrainingIndex.of(self.pairs)
+        return self._cache["index"]
+
+    def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """``make()``, computed once per training table for ``key`` and shared by every query range (what a
+        measure derives from the training pairs alone, e.g. the long-tail items)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
+    def items(self, measure: str) -> pl.Series:
+        """The distinct training items (text)."""
+        return self.index(measure).items
+
+    def catalogue(self, measure: str) -> tuple[int, pl.Series | None]:
+        """See :func:`catalogue_size` (the training items by default)."""
+        return catalogue_size(self.catalog, self.items(measure) if self.pairs is not None else None, measure)
+
+    def totals(self, measure: str) -> tuple[int, int]:
+        """(training users, distinct training pairs)."""
+        index = self.index(measure)
+        return len(index.users), index.num_pairs
+
+    def items_per_user(self, query_ids: list[str]) -> np.ndarray:
+        """Per query: the user's number of distinct training items (0 without training interactions)."""
+        index = self.index("candidate counts")
+        codes = index.user_codes(query_ids)
+        counts = np.diff(index.offsets)
+        return np.where(codes >= 0, counts[np.maximum(codes, 0)] if len(counts) else 0, 0)
+
+
+def _training(a: Aligned, measure: str) -> Training:
+    if a.training is None:
+        raise MeasureError(f"{measure} needs the training interactions: pass train= (--train FILE)")
+    return a.training
+
+
+def _doc_text(a: Aligned) -> pl.Series:
+    assert a.doc_ids is not None and a.doc is not None, "aligned without doc ids"
+    return a.doc_ids.cast(pl.String).alias(DOCID)
+
+
+def item_keys(a: Aligned) -> np.ndarray:
+    """Per row: a 64-bit key of its item, the same in every query range and process (the hash of the id's text;
+    two distinct ids share a key with probability about n²/2⁶⁵ for n distinct items)."""
+    keys = _doc_text(a).hash(seed=0).to_numpy()
+    return keys[a.doc]  # type: ignore[index]
+
+
+def training_index(a: Aligned, measure: str) -> TrainingIndex:
+    """The index of the training interactions, or a one-line error naming the measure that needs them."""
+    return _training(a, measure).index(measure)
+
+
+def per_row_of_items(a: Aligned, index: TrainingIndex, per_item: np.ndarray) -> np.ndarray:
+    """Per row: ``per_item`` (a float per training item, in code order) of its item; 0 for an item without
+    training interactions."""
+    codes = index.item_codes(a.doc_ids)  # type: ignore[arg-type]
+    per_doc = np.where(codes >= 0, per_item[np.maximum(codes, 0)] if len(per_item) else 0.0, 0.0)
+    return per_doc.astype(np.float64)[a.doc]
+
+
+def item_popularity(a: Aligned, measure: str) -> np.ndarray:
+    """Per row: the number of training users of its item (0 for an item without training interactions)."""
+    index = training_index(a, measure)
+    return per_row_of_items(a, index, index.item_users.astype(np.float64))
+
+
+def in_items(a: Aligned, items: pl.Series) -> np.ndarray:
+    """Per row: whether its item is one of ``items``."""
+    return _doc_text(a).is_in(items.cast(pl.String).implode()).to_numpy()[a.doc]
+
+
+def seen_in_training(a: Aligned, measure: str) -> np.ndarray:
+    """Per row: whether the row's user had the row's item in training (see :func:`pairs_present`)."""
+    return pairs_present(a, training_index(a, measure))
+
+
+def pairs_present(a: Aligned, index: TrainingIndex) -> np.ndarray:
+    """Per row: whether the (user, item) pair of the row is one of ``index``'s: a binary search of the item's code
+    among the user's items (:func:`.rowops.lookup`), O(rows · log items per user). A user not in the index
+    searches an empty slice past the last user's; an item not in it has code −1, which no slice holds (and −2
+    marks what is not found)."""
+    users = index.user_codes(a.query_ids)
+    users[users < 0] = len(index.users)
+    offsets = np.append(index.offsets, index.offsets[-1])
+    item = index.item_codes(a.doc_ids)[a.doc]  # type: ignore[arg-type, index]
+    return lookup(users[a.qidx], item, offsets, index.user_items, index.user_items, -2) == item

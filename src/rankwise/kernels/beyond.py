@@ -1,0 +1,352 @@
+"""Kernels of the beyond-accuracy measures on the :class:`~rankwise.engine.aligned.Aligned` arrays, and the formulas
+they share with :mod:`rankwise.recsys.beyond`.
+
+Per-user measures (Novelty, SelfInformation, ARP) return one value per query, as every kernel does. Global measures
+(Coverage, Gini, Entropy: ``aggregate="global"``) are defined over all queries at once: their per-query values are
+NaN and their aggregate comes from :func:`global_inputs` — one 64-bit item key per counted row (rows in the top k,
+in layout order, with :data:`rankwise.kernels.ROWS_PER_QUERY`) and the catalogue size with each — which concatenate
+across query ranges, so the aggregate of a partitioned evaluation is that of the whole (:func:`global_aggregate`,
+one pass over the keys). The formulas are documented in :mod:`rankwise.measures.catalog`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+from ..engine.aligned import Aligned
+from ..engine.rowops import concatenated_ranges
+from ..engine.similarity import KINDS, item_vectors, paired_dots, pairwise_distance_sums, row_sums
+from ..engine.training import (
+    Training,
+    catalogue_size,
+    in_items,
+    item_keys,
+    item_popularity,
+    pairs_present,
+    per_row_of_items,
+    seen_in_training,
+    training_index,
+)
+from ..errors import MeasureError
+from ..measures.spec import Measure
+
+# ----------------------------------------------------------------------------------------------------------------
+# Formulas (also used by rankwise.recsys.beyond)
+
+
+def coverage_from(covered: int, size: int, over: str) -> float:
+    """Coverage = covered / size, or the count itself when ``over="count"``."""
+    return float(covered) if over == "count" else covered / size
+
+
+def gini_from_counts(counts: np.ndarray, size: int) -> float:
+    r"""Gini index of recommendation counts over a catalogue of ``size`` items (items not in ``counts`` count 0):
+
+    .. math:: G = \frac{\sum_{j=1}^{n} (2j - n - 1)\, c_{(j)}}{n \sum_j c_{(j)}}
+
+    with c_(j) the counts sorted ascending; NaN without recommendations."""
+    counts = np.sort(np.asarray(counts, dtype=np.float64))
+    ranks = np.arange(size - counts.size + 1, size + 1, dtype=np.float64)
+    total = counts.sum()
+    return float(((2 * ranks - size - 1) * counts).sum() / (size * total)) if total else math.nan
+
+
+def entropy_from_counts(counts: np.ndarray, base: float, per_item: bool) -> float:
+    r"""Shannon entropy H = −Σ p_i log_b p_i, p_i = c_i / Σ c (÷ the number of items when ``per_item``); NaN
+    without recommendations."""
+    counts = np.asarray(counts, dtype=np.float64)
+    if counts.size == 0:
+        return math.nan
+    p = counts / counts.sum()
+    value = float(-(p * np.log(p)).sum() / math.log(base))
+    return value / counts.size if per_item else value
+
+
+def self_information_of(counts: np.ndarray, total: int, cold: str, normalise: bool) -> np.ndarray:
+    """I = −log2(count / total) per entry; entries with count 0 (cold items) get log2 total (``cold="one_user"``)
+    or 0 (``"zero"``); ``normalise`` divides by log2 total (0 when total ≤ 1)."""
+    cold_rows = counts == 0
+    with np.errstate(divide="ignore"):
+        information = -np.log2(np.where(cold_rows, 1.0, counts) / total)
+    information[cold_rows] = math.log2(total) if cold == "one_user" else 0.0
+    if normalise:
+        information = information / math.log2(total) if total > 1 else np.zeros_like(information)
+    return information
+
+
+def long_tail_mask(items: pl.Series, users: np.ndarray, head_share: float | None, tail_ratio: float | None
+                   ) -> np.ndarray:  # fmt: skip
+    """Per training item (``items`` as text, ``users`` its number of training users = distinct interactions):
+    whether it is in the long tail, by one of two definitions:
+
+    - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
+      (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
+      crosses included; every other training item is long tail.
+    - ``tail_ratio`` = t (RecBole ``TailPercentage``): t > 1: items with at most t interactions; t ≤ 1: the
+      max(⌊t · n_items⌋, 1) least popular items (ties by item id).
+
+    Ties by item id: ids that are integers in integer order first, then the others as text."""
+    if (head_share is None) == (tail_ratio is None):
+        raise MeasureError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
+    counts = pl.DataFrame({"item": items.cast(pl.String), "len": np.asarray(users, dtype=np.int64),
+                           "at": np.arange(len(items))})  # fmt: skip
+    by_id = [pl.col("item").cast(pl.Int64, strict=False), pl.col("item")]
+    mask = np.zeros(len(items), dtype=bool)
+    if head_share is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], descending=[True, False, False], nulls_last=True)
+        before = ordered.get_column("len").cum_sum() - ordered.get_column("len")
+        mask[ordered.filter(before >= head_share * float(ordered.get_column("len").sum())).get_column("at")] = True
+    elif tail_ratio is not None and tail_ratio > 1:
+        mask[counts.filter(pl.col("len") <= tail_ratio).get_column("at").to_numpy()] = True
+    elif tail_ratio is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], nulls_last=True)
+        mask[ordered.head(max(int(ordered.height * tail_ratio), 1)).get_column("at").to_numpy()] = True
+    return mask
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Kernels
+
+
+def _shown_rows(a: Aligned, m: Measure) -> np.ndarray | None:
+    """Rows in the top k (None: every row)."""
+    return None if m.cutoff is None else a.rank <= m.cutoff
+
+
+def _list_mean(a: Aligned, m: Measure, values: np.ndarray, divide_by_k: bool = False) -> np.ndarray:
+    """Σ of per-row ``values`` over each query's top k ÷ |L[:k]| (or ÷ k); NaN for an empty list (0 ÷ k = 0)."""
+    shown = _shown_rows(a, m)
+    sums = a.per_query_sum(values, shown)
+    if divide_by_k:
+        return sums / float(m.cutoff)  # type: ignore[arg-type]  # checked by the caller
+    length = a.num_retrieved() if m.cutoff is None else np.minimum(a.num_retrieved(), float(m.cutoff))
+    out = np.full(a.num_queries, np.nan)
+    np.divide(sums, length, out=out, where=length > 0)
+    return out
+
+
+def _checked(m: Measure, known: dict[str, tuple[str, ...]]) -> None:
+    """Refuse a parameter value the kernel does not implement, as :func:`rankwise.kernels._option` does: a kernel
+    never falls through to another variant's formula."""
+    for name, values in known.items():
+        value = m.option(name)
+        if value is not None and value not in values:
+            raise MeasureError(f"{m}: no kernel for {name}={value!r} (implemented: {', '.join(values)})")
+
+
+_GLOBAL_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
+    "Coverage": {"over": ("catalog", "train", "count"), "count": ("recommended", "known")},
+    "Gini": {},
+    "Entropy": {"log": ("log2", "ln"), "divide": ("none", "items")},
+}
+
+
+def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Global measures have no per-query value: NaN (their aggregate comes from :func:`global_inputs`)."""
+    _checked(m, _GLOBAL_CHOICES[m.name])
+    return np.full(a.num_queries, np.nan)
+
+
+def novelty(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items."""
+    return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
+
+
+def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """SelfInformation@k = Σ_{i ∈ L[:k]} I(i) / D, I(i) = −log2 p(i) per the measure's options; D = |L[:k]| or
+    k (|L| without a cutoff)."""
+    _checked(m, {"popularity": ("users", "interactions"), "cold": ("one_user", "zero"), "normalise": ("no", "yes"),
+                 "divide": ("list", "k"), "mean": ("query", "rows")})  # fmt: skip
+    training = a.training
+    if training is None:
+        raise MeasureError(f"{m} needs the training interactions: pass train= (--train FILE)")
+    users, pairs = training.totals(str(m))
+    total = users if m.get("popularity") == "users" else pairs
+    counts = item_popularity(a, str(m))
+    information = self_information_of(counts, total, str(m.get("cold")), m.get("normalise") == "yes")
+    divide_by_k = m.get("divide") == "k" and m.get("mean") == "query" and m.cutoff is not None
+    return _list_mean(a, m, information, divide_by_k)
+
+
+def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes)."""
+    _checked(m, {"popularity": ("users", "interactions"), "share": ("no", "yes")})
+    phi = item_popularity(a, str(m))
+    if m.get("share") == "yes":
+        users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # item_popularity checked it
+        phi = phi / (users if m.get("popularity") == "users" else pairs)
+    return _list_mean(a, m, phi)
+
+
+def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT), or |L[:k] ∩ Γ| with count=yes (ACLT); Γ per
+    :func:`long_tail_mask` of the training items."""
+    _checked(m, {"count": ("no", "yes")})
+    tail_ratio = m.get("tail_ratio")
+    head_share = None if tail_ratio is not None else m.get("head_share")
+    index = training_index(a, str(m))
+    in_tail = a.training.memo(("long_tail", head_share, tail_ratio), lambda: long_tail_mask(  # type: ignore[union-attr]
+        index.items, index.item_users, head_share, tail_ratio))  # type: ignore[arg-type]  # fmt: skip
+    per_row = per_row_of_items(a, index, in_tail.astype(np.float64))
+    if m.get("count") == "yes":
+        return a.per_query_sum(per_row, _shown_rows(a, m))
+    return _list_mean(a, m, per_row)
+
+
+def _vectors(a: Aligned, m: Measure, items: pl.Series) -> Any:
+    """:func:`rankwise.engine.similarity.item_vectors` of ``items`` with the measure's kind."""
+    kind = str(m.get("kind"))
+    training = a.training
+    index = training.index(str(m)) if training is not None and training.pairs is not None else None
+    return item_vectors(kind, items, index if kind == "cooccurrence_cosine" else None,
+                        training.features if training is not None else None, str(m))  # fmt: skip
+
+
+def _shown(a: Aligned, m: Measure) -> np.ndarray:
+    """The indices of the rows in the top k."""
+    rows = _shown_rows(a, m)
+    return np.arange(len(a.qidx)) if rows is None else np.flatnonzero(rows)
+
+
+def _row_items(a: Aligned, rows: np.ndarray) -> tuple[np.ndarray, pl.Series]:
+    """(per row of ``rows``: the index of its item in ``items``, ``items``: their distinct ids as text)."""
+    assert a.doc is not None and a.doc_ids is not None, "aligned without doc ids"
+    docs, local = np.unique(a.doc[rows], return_inverse=True)
+    return local, a.doc_ids.gather(docs).cast(pl.String)
+
+
+def intra_list_diversity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ILD@k = Σ_{a<b ∈ L[:k]} d(a, b) / (n(n−1)/2) (:func:`rankwise.engine.similarity.pairwise_distance_sums`); a list
+    of fewer than two items is NaN (single=skip) or 0 (single=zero)."""
+    _checked(m, {"kind": KINDS, "single": ("skip", "zero")})
+    rows = _shown(a, m)
+    local, items = _row_items(a, rows)
+    total, pairs = pairwise_distance_sums(a.qidx[rows], local, a.num_queries, _vectors(a, m, items), str(m.get("kind")))
+    out = np.full(a.num_queries, 0.0 if m.get("single") == "zero" else np.nan)
+    np.divide(total, pairs, out=out, where=pairs > 0)
+    return out
+
+
+def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Serendipity@k = Σ_{i ∈ L[:k]} u(i) · rel(i) / |L[:k]|, u(i) per ``definition`` (see the catalog):
+    dissimilarity 1 − Σ_{j ∈ T_u} cos(i, j) / |T_u| (NaN for a user without training items), or RecTools'
+    popularity-rank surplus."""
+    _checked(m, {"definition": ("dissimilarity", "popularity_rank"), "kind": KINDS})
+    index = training_index(a, str(m))
+    relevant = a.relevant(rel).astype(np.float64)
+    if m.get("definition") == "popularity_rank":
+        size, _ = a.training.catalogue(str(m))  # type: ignore[union-attr]  # training_index checked it
+        users_of = per_row_of_items(a, index, index.item_users.astype(np.float64))
+        distinct = np.unique(index.item_users).astype(np.float64)[::-1]
+        dense = np.searchsorted(-distinct, -users_of) + 1.0
+        any_user = np.where(users_of > 0, (size + 1 - dense) / size, 0.0)
+        surplus = np.maximum((size + 1 - a.rank) / size - any_user, 0.0)
+        return _list_mean(a, m, surplus * relevant)
+    rows = _shown(a, m)
+    users = index.user_codes(a.query_ids)
+    with_history = np.flatnonzero(users >= 0)
+    history_sizes = np.diff(index.offsets)[users[with_history]]
+    history_query = np.repeat(with_history, history_sizes)
+    history_codes = index.user_items[concatenated_ranges(index.offsets[users[with_history]], history_sizes)]
+    local, items = _row_items(a, rows)
+    history_items, history_local = np.unique(history_codes, return_inverse=True)
+    vectors = _vectors(a, m, pl.concat([items, index.items.gather(history_items)]))
+    sums = row_sums(history_query, history_local + len(items), a.num_queries, vectors)
+    q = a.qidx[rows]
+    count = np.zeros(a.num_queries)
+    count[with_history] = history_sizes
+    similarity = paired_dots(vectors, local, sums, q) / np.maximum(count[q], 1.0)
+    per_row = np.zeros(len(a.qidx))
+    per_row[rows] = (1.0 - similarity) * relevant[rows]
+    out = _list_mean(a, m, per_row)
+    out[count == 0] = np.nan
+    return out
+
+
+def unexpectedness(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Unexpectedness@k = 1 − |L[:k] ∩ B[:k]| / k; 0 for a user without a baseline list."""
+    k = int(m.cutoff)  # type: ignore[arg-type]  # the family requires a cutoff
+    baseline = (a.training or Training(None)).baseline_index(k, str(m))
+    shared = a.per_query_sum(pairs_present(a, baseline).astype(np.float64), _shown_rows(a, m))
+    return np.where(baseline.user_codes(a.query_ids) >= 0, 1.0 - shared / k, 0.0)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Global measures: inputs per query range, one aggregate
+
+
+def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregation_inputs` names
+    them ``items``, ``size`` and ``rows_per_query``): the key of every counted row (rows in the top k; for Coverage
+    with count=known only items of the set it divides by), the size with each row (the catalogue size or the number
+    of training items, the same for every row; 0 when unused: every input but the values is per row, so that query
+    ranges gathered in any order stay aligned), and the number of counted rows of each query."""
+    rows = _shown_rows(a, m)
+    keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
+    size = 0
+    if m.name == "Gini" or (m.name == "Coverage" and m.get("over") != "count"):
+        size, items = _denominator(a, m)
+        if m.name == "Coverage" and m.get("count") == "known" and items is not None:
+            keep &= in_items(a, items)  # a catalogue given as a number holds every recommended item
+    elif m.name == "Coverage" and m.get("count") == "known":
+        raise MeasureError(f"{m}: count=known counts items of the catalogue: give over=catalog or over=train")
+    keys = item_keys(a)[keep]
+    if size >= 2**32:
+        raise MeasureError(f"{m}: a catalogue of {size} items is beyond 2^32")
+    return keys, np.full(len(keys), size, dtype=np.uint32), np.bincount(a.qidx[keep], minlength=a.num_queries)
+
+
+def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
+    """(size, items) of what Coverage divides by or Gini spreads over."""
+    if m.name == "Coverage" and m.get("over") == "train":
+        if a.training is None:
+            raise MeasureError(f"{m} needs the training interactions: pass train= (--train FILE)")
+        items = a.training.items(str(m))
+        return items.len(), items
+    if a.training is None:
+        return catalogue_size(None, None, str(m))
+    return a.training.catalogue(str(m))
+
+
+def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
+    """The aggregate of a global measure from :func:`global_inputs` of all queries (concatenated)."""
+    counts = pl.Series(inputs["items"]).unique_counts().to_numpy()
+    sizes = inputs["size"]
+    size = int(sizes[0]) if len(sizes) else 0
+    if m.name == "Coverage":
+        over = str(m.get("over"))
+        if over == "catalog" and counts.size > size:
+            raise MeasureError(f"{m}: the lists hold {counts.size} distinct items, more than the catalogue's {size}")
+        return coverage_from(counts.size, size, over) if len(sizes) else 0.0
+    if m.name == "Gini":
+        if counts.size > size:
+            raise MeasureError(f"{m}: the lists hold {counts.size} distinct items, more than the catalogue's {size}")
+        return gini_from_counts(counts, size) if len(sizes) else math.nan
+    return entropy_from_counts(counts, 2.0 if m.get("log") == "log2" else math.e, m.get("divide") == "items")
+
+
+def reads_all_training(m: Measure) -> bool:
+    """Whether ``m`` reads statistics of all training interactions (item popularity, the training items, item
+    co-occurrence), not only each user's own: SelfInformation, ARP, LongTail, Serendipity, ILD by co-occurrence,
+    Coverage over or counting the training items."""
+    return (m.name in ("SelfInformation", "ARP", "LongTail", "Serendipity")
+            or (m.name == "ILD" and m.get("kind") == "cooccurrence_cosine")
+            or (m.name == "Coverage" and (m.get("over") == "train" or m.get("count") == "known")))  # fmt: skip
+
+
+def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]]) -> None:
+    """Refuse, on an engine whose tasks see only their own users' training interactions (Spark), a measure that
+    reads all of them (:func:`reads_all_training`), or item features or a baseline's lists, which it does not
+    take."""
+    for key, measure in pairs:
+        if reads_all_training(measure):
+            raise MeasureError(f"{key}: each Spark task sees only its users' training interactions and this measure "
+                               "reads all of them (item popularity, the training items): use rankwise.evaluate")
+        if measure.name in ("ILD", "Unexpectedness"):
+            raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item features or baseline lists: use "
+                               "rankwise.evaluate")  # fmt: skip

@@ -1,0 +1,158 @@
+"""Writing an :class:`EvaluationResult` as text: trec_eval layout, JSON, CSV, or a terminal table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..measures import Measure, trec_name
+from ..measures.trec_names import RUNID, SUMMARY_ONLY, trec_order
+from .result import EvaluationResult
+
+FORMATS = ("table", "trec", "json", "csv")
+
+
+def _python_numbers(values: np.ndarray, measure: Measure) -> list[float | int | None]:
+    """Values as Python numbers: counts as int, undefined (NaN) as None."""
+    undefined = np.isnan(values)
+    numbers = values.astype(np.int64).tolist() if measure.spec.is_count and not undefined.any() else values.tolist()
+    for j in np.flatnonzero(undefined):
+        numbers[j] = None
+    return numbers
+
+
+def _rows(result: EvaluationResult) -> list[list[float | int | None]]:
+    """Per-query values of each measure as Python numbers (one list per measure)."""
+    return [_python_numbers(result.values[i], m) for i, m in enumerate(result.measures)]
+
+
+def _aggregates(result: EvaluationResult) -> list[float | int | None]:
+    return [_python_numbers(np.array([result.aggregate[k]]), m)[0] for k, m in zip(result.keys, result.measures)]
+
+
+def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> str:
+    """trec_eval's layout: ``measure<TAB>qid<TAB>value`` per query (with ``per_query``), then ``all``.
+
+    Measures are in trec_eval's table order under their trec_eval names (others after, under the name the
+    user gave); values have 4 decimals, counts are integers, the name is left-aligned in 22 characters.
+    """
+    order = sorted(range(len(result.keys)), key=lambda i: trec_order(result.measures[i]))
+    names = [trec_name(result.measures[i]) or result.keys[i] for i in order]
+    lines: list[str] = []
+
+    def shown(number: float | int | None) -> str:
+        return "nan" if number is None else str(number) if isinstance(number, int) else f"{number:6.4f}"
+
+    if per_query:
+        rows = _rows(result)
+        printed = [(name, rows[i]) for i, name in zip(order, names) if name not in SUMMARY_ONLY]
+        for j, qid in enumerate(result.query_ids):
+            lines.extend(f"{name:<22}\t{qid}\t{shown(row[j])}" for name, row in printed)
+    if with_runid and result.run_name is not None:
+        lines.append(f"{RUNID:<22}\tall\t{result.run_name}")
+    aggregates = _aggregates(result)
+    lines.extend(f"{name:<22}\tall\t{shown(aggregates[i])}" for i, name in zip(order, names))
+    return "\n".join(lines) + "\n"
+
+
+def _json_number(number: float | int | None) -> float | int | None:
+    """JSON has no NaN or infinity: a non-finite value (an overflowed sum) is null, as undefined values are."""
+    return None if isinstance(number, float) and not math.isfinite(number) else number
+
+
+def format_json(result: EvaluationResult) -> str:
+    """``{"aggregate": {M: value}, "per_query": {qid: {M: value}}}``; M as the user wrote it, NaN and ±inf as
+    null (``allow_nan=False``: the output is always valid JSON, never ``NaN`` or ``Infinity``)."""
+    rows = [[_json_number(v) for v in row] for row in _rows(result)]
+    payload = {
+        "aggregate": {key: _json_number(v) for key, v in zip(result.keys, _aggregates(result))},
+        "per_query": {
+            qid: {key: row[j] for key, row in zip(result.keys, rows)} for j, qid in enumerate(result.query_ids)
+        },
+    }
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+def format_csv(result: EvaluationResult, per_query: bool) -> str:
+    """Rows ``query_id,measure,value``: per query (with ``per_query``), then ``all`` for the aggregates."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["query_id", "measure", "value"])
+    if per_query:
+        rows = _rows(result)
+        for j, qid in enumerate(result.query_ids):
+            writer.writerows([qid, key, _csv_text(row[j])] for key, row in zip(result.keys, rows))
+    writer.writerows(["all", key, _csv_text(v)] for key, v in zip(result.keys, _aggregates(result)))
+    return out.getvalue()
+
+
+def _csv_text(number: float | int | None) -> str:
+    return "" if number is None else repr(number)
+
+
+def terminal_width(default: int = 100) -> int:
+    """Columns of the terminal the output goes to (``COLUMNS`` when set), else ``default``."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size((default, 24)).columns)
+
+
+def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+    """Lines of a plain text table: a header line, a rule, then one line per row; every column as wide as its
+    widest cell (nothing is ever cut), two spaces between columns. ``columns`` holds each column's cells."""
+    widths = [
+        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
+    ]
+    aligned = [
+        [cell.rjust(width) if is_right else cell.ljust(width) for cell in cells]
+        for cells, width, is_right in zip(columns, widths, right)
+    ]
+    head = [h.rjust(w) if r else h.ljust(w) for h, w, r in zip(headers, widths, right)]
+    lines = ["  ".join(head).rstrip(), "  ".join("─" * w for w in widths)]
+    lines.extend("  ".join(cells).rstrip() for cells in zip(*aligned))
+    return lines
+
+
+def table_width(headers: Sequence[str], columns: Sequence[Sequence[str]]) -> int:
+    """The width :func:`plain_table` would give these cells."""
+    widths = [
+        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
+    ]
+    return sum(widths) + 2 * (len(widths) - 1)
+
+
+def format_table(result: EvaluationResult, per_query: bool, width: int | None = None) -> str:
+    """A plain table for the terminal, fitted to ``width`` (default: the terminal's) and never cutting a name.
+
+    Without ``per_query``: a row per measure. With it: a row per query and a column per measure when that fits
+    the width, else the long layout, a row per (query, measure) — as ``--format csv`` but aligned."""
+    width = width or terminal_width()
+    heading = f"{len(result.query_ids)} {'query' if len(result.query_ids) == 1 else 'queries'}" + (
+        f", run {result.run_name}" if result.run_name else ""
+    )
+    aggregates = [_cell(v) for v in _aggregates(result)]
+    if not per_query:
+        lines = plain_table(["measure", "value"], [list(result.keys), aggregates], [False, True])
+        return "\n".join(lines) + "\n" + heading + "\n"
+    cells = [[_cell(v) for v in row] + [total] for row, total in zip(_rows(result), aggregates)]
+    query_column = [*result.query_ids, "all"]
+    if table_width(["query", *result.keys], [query_column, *cells]) <= width:
+        lines = plain_table(["query", *result.keys], [query_column, *cells], [False] + [True] * len(cells))
+    else:
+        nq, nm = len(query_column), len(result.keys)
+        queries = [qid for qid in query_column for _ in range(nm)]
+        names = list(result.keys) * nq
+        values = [cells[i][j] for j in range(nq) for i in range(nm)]
+        lines = plain_table(["query", "measure", "value"], [queries, names, values], [False, False, True])
+    return "\n".join(lines) + "\n" + heading + "\n"
+
+
+def _cell(number: float | int | None) -> str:
+    if number is None:
+        return "–"
+    return str(number) if isinstance(number, int) else f"{number:.4f}"

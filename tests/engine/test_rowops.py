@@ -1,0 +1,190 @@
+"""The compiled row operations (``rankwise.engine._rowops``) equal their numpy definitions
+(:mod:`rankwise.engine.rowops`), on the operations themselves and end to end: every dialect gives bit-identical
+per-query values on either path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankwise
+from rankwise.dialects import DIALECTS
+from rankwise.engine import rowops
+from rankwise.engine.aligned import UNJUDGED
+
+needs_native = pytest.mark.skipif(rowops.NATIVE is None, reason="the C extension rankwise.engine._rowops is not built "
+                                  "(pip install . builds it where a C compiler is found)")  # fmt: skip
+
+
+@pytest.fixture
+def numpy_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rowops, "NATIVE", None)
+
+
+def _both(call):  # type: ignore[no-untyped-def]
+    """``call()`` with the compiled extension and with numpy."""
+    native = call()
+    saved, rowops.NATIVE = rowops.NATIVE, None
+    try:
+        return native, call()
+    finally:
+        rowops.NATIVE = saved
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 60), min_size=1, max_size=12),
+    distinct_scores=st.integers(1, 6),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_group_order_equals_numpy(sizes: list[int], distinct_scores: int, seed: int) -> None:
+    """Shuffled rows, few distinct scores (many ties), keys unique within each query (so the order is total)."""
+    rng = np.random.default_rng(seed)
+    qidx = np.repeat(np.arange(len(sizes)), sizes)
+    key = np.concatenate([rng.permutation(100)[:n] for n in sizes]).astype(np.int64) - 50
+    score = rng.integers(0, distinct_scores, len(qidx)).astype(np.float64) / 3
+    shuffle = rng.permutation(len(qidx))
+    native, reference = _both(lambda: rowops.group_order(qidx[shuffle], len(sizes), score[shuffle], key[shuffle]))
+    for a, b in zip(native, reference):
+        assert np.array_equal(a, b)
+    order, sorted_score, sorted_key, offsets = native
+    assert np.array_equal(np.diff(offsets), sizes)
+    assert np.array_equal(qidx[shuffle][order], np.repeat(np.arange(len(sizes)), sizes))
+    assert np.array_equal(sorted_score, score[shuffle][order]) and np.array_equal(sorted_key, key[shuffle][order])
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), num_queries=st.integers(1, 8))
+def test_lookup_equals_numpy(seed: int, num_queries: int) -> None:
+    rng = np.random.default_rng(seed)
+    judged = [np.sort(rng.choice(30, int(rng.integers(0, 12)), replace=False)) for _ in range(num_queries)]
+    offsets = np.concatenate(([0], np.cumsum([len(j) for j in judged]))).astype(np.int64)
+    judged_doc = np.concatenate(judged).astype(np.int64)
+    judged_value = rng.integers(-1, 4, len(judged_doc)).astype(np.int64)
+    qidx = rng.integers(0, num_queries, 200).astype(np.int64)
+    doc = rng.integers(0, 35, 200).astype(np.int64)
+    native, reference = _both(lambda: rowops.lookup(qidx, doc, offsets, judged_doc, judged_value, UNJUDGED))
+    assert np.array_equal(native, reference)
+    expected = [dict(zip(judged[q].tolist(), judged_value[offsets[q]:offsets[q + 1]].tolist())).get(d, UNJUDGED)
+                for q, d in zip(qidx.tolist(), doc.tolist())]  # fmt: skip
+    assert native.tolist() == expected
+
+
+@needs_native
+def test_native_refuses_bad_buffers() -> None:
+    with pytest.raises(ValueError, match="outside"):
+        rowops.group_order(np.array([0, 3]), 2, np.zeros(2), np.zeros(2, dtype=np.int64))
+    with pytest.raises(ValueError, match="expected"):
+        assert rowops.NATIVE is not None
+        rowops.NATIVE.lookup(np.zeros(2, np.int64), np.zeros(3, np.int64), np.zeros(2, np.int64),
+                             np.zeros(0, np.int64), np.zeros(0, np.int64), 0, np.zeros(2, np.int64))  # fmt: skip
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_text_order_codes_follow_the_ids_text(dense: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Integer ids are ordered by their decimal text (10 before 9), on the lookup-table path and the hash path."""
+    if not dense:
+        monkeypatch.setattr(rowops, "DENSE_SPAN_PER_ROW", 0)
+    a = pl.Series([9, 10, -3, 100, 9], dtype=pl.Int64)
+    b = pl.Series([10, 2, 77], dtype=pl.Int64)
+    (code_a, code_b), distinct = rowops.text_order_codes(a, b)
+    assert distinct.to_list() == [-3, 10, 100, 2, 77, 9]
+    assert distinct.gather(code_a).to_list() == a.to_list()
+    assert distinct.gather(code_b).to_list() == b.to_list()
+    (text_codes,), text = rowops.text_order_codes(pl.Series(["b", "a", "é", "B", "a"]))
+    assert text.to_list() == ["B", "a", "b", "é"] and text_codes.tolist() == [2, 1, 3, 0, 1]
+
+
+def _frames(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Shuffled rows, heavy score ties, string and integer-looking doc ids, users on one side only."""
+    rng = np.random.default_rng(seed)
+    truth, recs = [], []
+    for user in range(int(rng.integers(3, 15))):
+        items = rng.choice(60, int(rng.integers(1, 25)), replace=False)
+        if rng.random() < 0.9:
+            judged = items[: len(items) // 2 + 1]
+            truth += [(f"u{user}", f"{i:0{1 + i % 2}d}", int(rng.integers(-1, 4))) for i in judged]
+        if rng.random() < 0.9:
+            recs += [(f"u{user}", f"{i:0{1 + i % 2}d}", float(rng.integers(0, 4))) for i in items]
+    truth, recs = truth or [("u0", "1", 1)], recs or [("u0", "1", 1.0)]
+    order = rng.permutation(len(recs))
+    qrels = pl.DataFrame(truth, schema=["user_id", "item_id", "rating"], orient="row")
+    run = pl.DataFrame([recs[i] for i in order], schema=["user_id", "item_id", "score"], orient="row")
+    return qrels, run
+
+
+MEASURES = ["P@5", "R@5", "AP@5", "AP", "nDCG@5", "nDCG", "RR", "HitRate@5", "AUC", "bpref", "NumRelRet@5", "Rprec"]
+
+
+@needs_native
+@pytest.mark.parametrize("dialect", [None, *sorted({d.key for d in DIALECTS})])
+@pytest.mark.parametrize("seed", range(4))
+def test_every_dialect_gives_the_same_values_on_both_paths(dialect: str | None, seed: int) -> None:
+    qrels, run = _frames(seed)
+    train = pl.DataFrame({"user_id": ["u0"], "item_id": ["none"]})
+
+    def run_it() -> rankwise.EvaluationResult | str:
+        try:
+            return rankwise.evaluate(qrels, run, MEASURES, dialect=dialect, train=train, catalog=1000)
+        except rankwise.RankwiseError as exc:
+            return str(exc)
+
+    native, reference = _both(run_it)
+    if isinstance(native, str) or isinstance(reference, str):
+        assert native == reference
+        return
+    assert native.query_ids == reference.query_ids
+    assert np.array_equal(native.values, reference.values, equal_nan=True)
+    assert native.aggregate == pytest.approx(reference.aggregate, rel=0, abs=0, nan_ok=True)
+    assert native.notes() == reference.notes()
+
+
+@pytest.mark.parametrize("ties", ["docno_desc", "docno_asc", "docno_desc_numeric", "input_order"])
+def test_tie_orders_on_the_numpy_path(ties: str, numpy_only: None) -> None:
+    """The tie key of each policy, on a query whose documents all share one score: text descending puts "x" and
+    "9" before "10"; numeric descending puts 10 first and the non-number last."""
+    qrels = {"q": {"10": 1, "9": 0, "x": 0, "007": 1}}
+    run = {"q": {"9": 1.0, "10": 1.0, "x": 1.0, "007": 1.0}}
+    first_relevant = {"docno_desc": 3, "docno_asc": 1, "docno_desc_numeric": 1, "input_order": 2}
+    assert rankwise.evaluate(qrels, run, ["RR"], ties=ties).aggregate["RR"] == 1 / first_relevant[ties]
+
+
+ML_100K = Path(__file__).resolve().parents[3] / "shared" / "data" / "ml-100k" / "ml-100k.inter"
+
+
+@needs_native
+@pytest.mark.skipif(not ML_100K.exists(), reason=f"MovieLens 100K is not at {ML_100K} (../shared is absent)")
+def test_ml100k_every_dialect_the_same_on_both_paths() -> None:
+    """The last 20% of ML-100K ratings as truth (threshold 4), and for each test user 199 items scored with 5
+    distinct values (ties in nearly every list), shuffled."""
+    inter = pl.read_csv(ML_100K, separator="\t")
+    inter.columns = [c.split(":")[0] for c in inter.columns]
+    truth = inter.filter(pl.col("timestamp") > inter["timestamp"].quantile(0.8)).select("user_id", "item_id", "rating")
+    users = truth.select("user_id").unique().sort("user_id")
+    recs = users.join(pl.DataFrame({"item_id": np.arange(1, 200)}), how="cross")
+    rng = np.random.default_rng(0)
+    recs = recs.with_columns(score=pl.Series(rng.integers(0, 5, recs.height).astype(np.float64))).sample(
+        fraction=1.0, shuffle=True, seed=1
+    )
+    measures = ["nDCG@10", "AP@20", "P@10", "R@10", "RR", "HitRate@10"]
+    for dialect in [None, *sorted({d.key for d in DIALECTS})]:
+
+        def run_it(dialect: str | None = dialect) -> rankwise.EvaluationResult | str:
+            try:
+                return rankwise.evaluate(truth, recs, measures, dialect=dialect, threshold=4)
+            except rankwise.RankwiseError as exc:
+                return str(exc)
+
+        native, reference = _both(run_it)
+        if isinstance(native, str) or isinstance(reference, str):
+            assert native == reference, dialect
+            continue
+        assert native.query_ids == reference.query_ids, dialect
+        assert np.array_equal(native.values, reference.values, equal_nan=True), dialect
