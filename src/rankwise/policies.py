@@ -55,7 +55,8 @@ class ScorePrecision(str, Enum):
     """Scores rounded to float32 first, so scores closer than float32 precision tie (pytrec_eval)."""
 
 
-def _enum(cls: type[Enum], value: object, what: str) -> Enum:
+def parse_enum(cls: type[Enum], value: object, what: str) -> Enum:
+    """``cls(value)``, or a :class:`RankwiseError` naming ``what`` and every allowed value."""
     try:
         return cls(value)
     except ValueError:
@@ -88,9 +89,9 @@ class Policies:
         if not isinstance(self.judged_only, (bool, np.bool_)):
             raise RankwiseError(f"judged_only must be True or False, got {self.judged_only!r}")
         object.__setattr__(self, "judged_only", bool(self.judged_only))
-        object.__setattr__(self, "scores", _enum(ScorePrecision, self.scores, "score precision"))
-        object.__setattr__(self, "ties", _enum(TiePolicy, self.ties, "tie policy"))
-        object.__setattr__(self, "queries", _enum(QuerySet, self.queries, "query set"))
+        object.__setattr__(self, "scores", parse_enum(ScorePrecision, self.scores, "score precision"))
+        object.__setattr__(self, "ties", parse_enum(TiePolicy, self.ties, "tie policy"))
+        object.__setattr__(self, "queries", parse_enum(QuerySet, self.queries, "query set"))
         if self.depth is not None:
             object.__setattr__(self, "depth", _whole_number(self.depth, "depth", "a positive integer", 1))
         object.__setattr__(self, "rel_level", _whole_number(self.rel_level, "rel_level", "an integer >= 0", 0))

@@ -22,7 +22,7 @@ from ..errors import MeasureError, RankwiseError
 from ..measures import Measure
 from ..pipeline.evaluate import EvaluationResult, evaluate
 from ..pipeline.plan import MeasureLike
-from ..policies import QuerySet, _enum
+from ..policies import QuerySet, parse_enum
 from ..wording import counted
 from .stats import (
     Correction,
@@ -285,7 +285,7 @@ def compare(
     if len(run_list) < 2:
         raise RankwiseError(f"compare needs at least two runs, got {len(run_list)}")
     settings_ = _settings(test, correction, alpha, interval, confidence, resamples, seed, missing, family)
-    pairs = _enum(Pairs, pairs, "pairs")  # type: ignore[assignment]
+    pairs = parse_enum(Pairs, pairs, "pairs")  # type: ignore[assignment]
     evaluations = [evaluate(qrels, run, measures, **options) for run in run_list]
     caveats: list[str] = []
     keep = _mean_measures(evaluations[0], explicit=measures is not None, caveats=caveats)
@@ -331,16 +331,16 @@ def _settings(test: Any, correction: Any, alpha: float, interval: Any, confidenc
     if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
         raise RankwiseError(f"resamples must be a positive integer, got {resamples!r}")
     return Settings(
-        test=_enum(SignificanceTest, test, "test"),  # type: ignore[arg-type]
-        correction=_enum(Correction, correction, "correction"),  # type: ignore[arg-type]
+        test=parse_enum(SignificanceTest, test, "test"),  # type: ignore[arg-type]
+        correction=parse_enum(Correction, correction, "correction"),  # type: ignore[arg-type]
         alpha=float(alpha),
-        interval=_enum(IntervalMethod, interval, "interval"),  # type: ignore[arg-type]
+        interval=parse_enum(IntervalMethod, interval, "interval"),  # type: ignore[arg-type]
         confidence=float(confidence),
         resamples=resamples,
         seed=seed,
         baseline=None,
-        missing=_enum(MissingQueries, missing, "missing-query policy"),  # type: ignore[arg-type]
-        family=_enum(Family, family, "correction family"),  # type: ignore[arg-type]
+        missing=parse_enum(MissingQueries, missing, "missing-query policy"),  # type: ignore[arg-type]
+        family=parse_enum(Family, family, "correction family"),  # type: ignore[arg-type]
     )
 
 

@@ -237,7 +237,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         order = _order_ties(order, qidx, score, run_doc, doc_ids, policies.ties)
     judged_qidx = query_index[qrels_query]
     judged = judged_qidx >= 0
-    by_doc, judged_doc, judged_offsets = _judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
+    by_doc, judged_doc, judged_offsets = judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
     qrel_grade = qrels_grade[judged][by_doc]
     qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
     doc = run_doc[order]
@@ -321,7 +321,7 @@ def _grades_of(
     return np.where(at >= 0, qrel_grade[np.maximum(at, 0)] if len(qrel_grade) else 0.0, float(UNJUDGED))
 
 
-def _judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The judgments grouped by query and sorted by doc code within each: (row order, doc codes in that order,
     offsets), the layout :func:`.rowops.lookup` searches."""
     order, _, sorted_doc, offsets = group_order(qidx, num_queries, None, doc)

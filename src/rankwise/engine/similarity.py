@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, RankwiseError
-from ..io.tabular import _find
+from ..io.tabular import find_column
 from .rowops import concatenated_ranges, lookup
 from .training import TrainingIndex
 
@@ -83,7 +83,7 @@ def feature_matrix(features: Any, items: pl.Series) -> np.ndarray:
     """Item features as a dense float matrix aligned with ``items``; a missing item, a repeated item, a non-numeric
     column or a non-finite value is refused in one line."""
     frame = feature_frame(features)
-    id_column = _find(frame.columns, ID_COLUMNS)
+    id_column = find_column(frame.columns, ID_COLUMNS)
     if id_column is None:
         raise InputError(f"item features: no item id column (tried {', '.join(ID_COLUMNS)}); columns are "
                          f"{frame.columns}")  # fmt: skip

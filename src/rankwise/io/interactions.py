@@ -16,7 +16,7 @@ import polars as pl
 
 from ..errors import InputError
 from .table import DOCID, QID
-from .tabular import CANDIDATES, _find
+from .tabular import CANDIDATES, find_column
 
 TABULAR = {".csv": ",", ".tsv": "\t", ".inter": "\t"}
 
@@ -41,7 +41,7 @@ def read_interactions(source: Any, columns: Mapping[str, str] | None = None) -> 
     frame = _frame(source, name)
     picked = []
     for role in (QID, DOCID):
-        column = (columns or {}).get(role) or _find(frame.columns, CANDIDATES[role]["qrels"])
+        column = (columns or {}).get(role) or find_column(frame.columns, CANDIDATES[role]["qrels"])
         if column is None or column not in frame.columns:
             tried = ", ".join(CANDIDATES[role]["qrels"])
             raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame.columns}")

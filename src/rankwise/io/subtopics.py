@@ -25,7 +25,7 @@ import polars as pl
 from ..errors import EmptyInputError, InputError
 from .fields import parse_fields
 from .table import DOCID, QID, ROW, VALUE, Origin, Table, _ids, _values, make_table
-from .tabular import CANDIDATES, _dict_value, _find
+from .tabular import CANDIDATES, _dict_value, find_column
 from .trec import read_bytes
 
 SUBTOPIC = "subtopic"
@@ -112,7 +112,7 @@ def _from_frame(frame: pl.DataFrame, columns: Mapping[str, str], name: str) -> S
                   VALUE: CANDIDATES[VALUE]["qrels"]}  # fmt: skip
     picked = []
     for role, names in candidates.items():
-        column = columns.get(role) or _find(frame.columns, names)
+        column = columns.get(role) or find_column(frame.columns, names)
         if column is None or column not in frame.columns:
             raise InputError(f"{name}: no {role} column (tried {', '.join(names)}); columns are {frame.columns}")
         picked.append(pl.col(column).alias(role))

@@ -40,36 +40,43 @@ RANK = "rank"
 RANK_CANDIDATES = ("rank", "position", "pos")
 
 
-def _find(frame_columns: list[str], candidates: tuple[str, ...]) -> str | None:
+def find_column(frame_columns: list[str], candidates: tuple[str, ...]) -> str | None:
+    """The first of ``candidates`` (lower-case names) among ``frame_columns``, compared lower-cased and without a
+    ``:type`` suffix (RecBole's ``user_id:token``); None when none is there."""
     lowered = {c.lower().split(":")[0]: c for c in frame_columns}
     return next((lowered[c] for c in candidates if c in lowered), None)
 
 
-def _pick(frame_columns: list[str], role: str, kind: Kind, given: Mapping[str, str] | None, name: str) -> str:
+def pick_column(frame_columns: list[str], role: str, kind: Kind, given: Mapping[str, str] | None, name: str) -> str:
+    """The column of ``role`` (query id, doc id or value) in a ``kind`` table: the one ``given`` names, else the first
+    of :data:`CANDIDATES` found (:func:`find_column`); an :class:`InputError` naming ``name`` and the columns tried
+    when there is none."""
     if given and role in given:
         if given[role] not in frame_columns:
             raise InputError(f"{name}: column {given[role]!r} not found; columns are {frame_columns}")
         return given[role]
-    found = _find(frame_columns, CANDIDATES[role][kind])
+    found = find_column(frame_columns, CANDIDATES[role][kind])
     if found is None:
         tried = ", ".join(CANDIDATES[role][kind] + (RANK_CANDIDATES if role == VALUE and kind == "run" else ()))
         raise InputError(f"{name}: no {role} column (tried {tried}); columns are {frame_columns}")
     return found
 
 
-def _value_expr(frame: pl.DataFrame, kind: Kind, given: Mapping[str, str] | None, name: str) -> tuple[str, pl.Expr]:
+def value_expression(
+    frame: pl.DataFrame, kind: Kind, given: Mapping[str, str] | None, name: str
+) -> tuple[str, pl.Expr]:
     """The value column: a score (or grade), or for runs a rank turned into score = −rank."""
     rank = None
     if kind == "run":
         if given and RANK in given:
-            rank = _pick(frame.columns, RANK, kind, {RANK: given[RANK]}, name)
-        elif not (given and VALUE in given) and _find(frame.columns, CANDIDATES[VALUE][kind]) is None:
-            rank = _find(frame.columns, RANK_CANDIDATES)
+            rank = pick_column(frame.columns, RANK, kind, {RANK: given[RANK]}, name)
+        elif not (given and VALUE in given) and find_column(frame.columns, CANDIDATES[VALUE][kind]) is None:
+            rank = find_column(frame.columns, RANK_CANDIDATES)
     if rank is not None:
         if not frame.schema[rank].is_numeric():
             raise InputError(f"{name}: rank column {rank!r} must be numeric, not {frame.schema[rank]}")
         return rank, (-pl.col(rank).cast(pl.Float64)).alias(VALUE)
-    column = _pick(frame.columns, VALUE, kind, given, name)
+    column = pick_column(frame.columns, VALUE, kind, given, name)
     return column, pl.col(column).alias(VALUE)
 
 
@@ -86,8 +93,8 @@ def frame_to_table(
     """A validated :class:`Table` from a polars DataFrame with named columns (``allow_empty``, ``grades``: see
     :func:`rankwise.io.table.make_table`)."""
     name = origin.name
-    picked = {role: _pick(frame.columns, role, kind, columns, name) for role in (QID, DOCID)}
-    picked[VALUE], value = _value_expr(frame, kind, columns, name)
+    picked = {role: pick_column(frame.columns, role, kind, columns, name) for role in (QID, DOCID)}
+    picked[VALUE], value = value_expression(frame, kind, columns, name)
     if len(set(picked.values())) < 3:
         raise InputError(f"{name}: one column cannot play two roles ({picked})")
     selected = frame.select(pl.col(picked[QID]).alias(QID), pl.col(picked[DOCID]).alias(DOCID), value)
@@ -158,7 +165,7 @@ def _id_columns(header: list[str], kind: Kind, given: Mapping[str, str] | None, 
     found = []
     for role in (QID, DOCID):
         with contextlib.suppress(InputError):
-            found.append(_pick(header, role, kind, given, name))
+            found.append(pick_column(header, role, kind, given, name))
     return found
 
 

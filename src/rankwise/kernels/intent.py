@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
-from ..engine.aligned import Aligned, _judgments_by_doc
+from ..engine.aligned import Aligned, judgments_by_doc
 from ..engine.rowops import lookup, run_starts
 from ..errors import MeasureError
 from ..io.subtopics import SUBTOPIC, SubtopicJudgments
@@ -107,7 +107,7 @@ def _retrieved_pairs(
     assert a.doc_ids is not None and a.doc is not None, "aligned without doc ids"
     doc_index = pl.DataFrame({DOCID: a.doc_ids.cast(pl.String), "_d": np.arange(len(a.doc_ids), dtype=np.int64)})
     coded = candidates.join(doc_index, on=DOCID, how="inner")  # a document outside the run and qrels is not ranked
-    by_doc, docs, doc_offsets = _judgments_by_doc(coded.get_column("_q").to_numpy().astype(np.int64),
+    by_doc, docs, doc_offsets = judgments_by_doc(coded.get_column("_q").to_numpy().astype(np.int64),
                                                   coded.get_column("_d").to_numpy(), a.num_queries)  # fmt: skip
     candidate = coded.get_column("_c").to_numpy().astype(np.int64)[by_doc]
     row_candidate = lookup(a.qidx, a.doc, doc_offsets, docs, candidate, -1)

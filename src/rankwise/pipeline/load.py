@@ -51,8 +51,10 @@ def load_inputs(
     run only when given; ``subtopics``: subtopic judgments already read
     (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
     return Inputs(
-        _load(plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)),
-        _load(plan.dialect, "run", lambda: load_run(run, run_columns)),
+        load_or_empty(
+            plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)
+        ),
+        load_or_empty(plan.dialect, "run", lambda: load_run(run, run_columns)),
         read_interactions(train) if train is not None else None,
         subtopics,
         *load_side_inputs(features, baseline),
@@ -66,7 +68,7 @@ def load_side_inputs(features: Any, baseline: Any) -> tuple[pl.DataFrame | None,
             load_run(baseline) if baseline is not None else None)  # fmt: skip
 
 
-def _load(dialect: Dialect | None, kind: Kind, read: Callable[[], Table]) -> Table:
+def load_or_empty(dialect: Dialect | None, kind: Kind, read: Callable[[], Table]) -> Table:
     """``read()``, or under a dialect that reads empty input as data, an empty table with a note saying so."""
     try:
         return read()

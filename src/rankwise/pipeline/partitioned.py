@@ -88,7 +88,7 @@ def evaluate_in_partitions(
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
-        _refuse_no_query(judgments, run_table, spill.counts, plan)
+        refuse_no_query(judgments, run_table, spill.counts, plan)
     return Inputs(judgments, run_table, train, subtopics, features, baseline), groups
 
 
@@ -288,7 +288,7 @@ def _joined_caveats(parts: list[GroupValues]) -> tuple[str, ...]:
     return tuple(c for c in caveats if not c.startswith(SAMPLED_NOTE) or all(c in own for own in with_queries))
 
 
-def _refuse_no_query(qrels: Table, run: Table, counts: pl.DataFrame, plan: Plan) -> None:
+def refuse_no_query(qrels: Table, run: Table, counts: pl.DataFrame, plan: Plan) -> None:
     """The error of an evaluation left with no query, as the in-memory path words it."""
     one_per_query = counts.select(QID, pl.col(QID).alias(DOCID), pl.lit(0.0).alias(VALUE)).with_row_index(ROW)
     align(qrels, dataclasses.replace(run, frame=one_per_query), plan.groups[0].policies)

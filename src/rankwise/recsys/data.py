@@ -20,7 +20,7 @@ import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from ..io import foreign_frame
-from ..io.tabular import _find
+from ..io.tabular import find_column
 
 USER, ITEM, RATING, TIMESTAMP = "user_id", "item_id", "rating", "timestamp"
 COLUMNS = (USER, ITEM, RATING, TIMESTAMP)
@@ -136,7 +136,7 @@ def _column(frame: pl.DataFrame, role: str, given: Mapping[str, str] | None, nam
         if given[role] not in frame.columns:
             raise InputError(f"{name}: column {given[role]!r} not found; columns are {frame.columns}")
         return given[role]
-    return _find(frame.columns, CANDIDATES[role])
+    return find_column(frame.columns, CANDIDATES[role])
 
 
 def _convert(frame: pl.DataFrame, column: str | None, role: str, name: str, line_of: Any) -> pl.Series:

@@ -40,7 +40,7 @@ from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, Kind, Table
 from ..kernels.beyond import refuse_on_chunks
 from ..pipeline.compute import candidate_counts
-from ..pipeline.load import _load
+from ..pipeline.load import load_or_empty
 from ..pipeline.plan import MeasureLike, make_plan
 from ..pipeline.result import EvaluationResult, assemble
 from ..policies import QuerySet, ScorePrecision, TiePolicy
@@ -115,7 +115,7 @@ def evaluate(
         try:
             sides[kind] = describe(frame, kind, code, columns, plan.threshold if kind == "qrels" else None)
         except EmptyInputError as exc:
-            sides[kind], empty[kind] = None, _load(plan.dialect, kind, functools.partial(_raise, exc))
+            sides[kind], empty[kind] = None, load_or_empty(plan.dialect, kind, functools.partial(_raise, exc))
     train_frame = _train_frame(session, train)
     train_side = describe_train(train_frame) if train_frame is not None else None
     present = [s for s in (sides["qrels"], sides["run"], train_side) if s is not None]

@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from ..errors import EmptyInputError, InputError
 from ..io.table import DOCID, QID, VALUE, Kind, Origin, Table
-from ..io.tabular import CANDIDATES, _find, _pick, _value_expr, check_columns, frame_to_table
+from ..io.tabular import CANDIDATES, check_columns, find_column, frame_to_table, pick_column, value_expression
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -144,8 +144,8 @@ def describe(frame: DataFrame, kind: Kind, code: int, columns: Any, threshold: f
     schema_only = empty_frame(frame)
     with contextlib.suppress(EmptyInputError):  # raised once the columns are found: they were
         frame_to_table(schema_only, kind, origin, given, threshold)
-    picked = {role: _pick(schema_only.columns, role, kind, given, origin.name) for role in (QID, DOCID)}
-    picked[VALUE] = _value_expr(schema_only, kind, given, origin.name)[0]
+    picked = {role: pick_column(schema_only.columns, role, kind, given, origin.name) for role in (QID, DOCID)}
+    picked[VALUE] = value_expression(schema_only, kind, given, origin.name)[0]
     value_type = schema_only.schema[picked[VALUE]]
     side = Side(kind, code, origin.name, picked, given, threshold,
                 tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID)),  # type: ignore[arg-type]
@@ -166,7 +166,7 @@ def describe_train(frame: DataFrame) -> Side:
     schema_only = empty_frame(frame)
     picked = {}
     for role in (QID, DOCID):
-        column = _find(schema_only.columns, CANDIDATES[role]["qrels"])
+        column = find_column(schema_only.columns, CANDIDATES[role]["qrels"])
         if column is None:
             tried = ", ".join(CANDIDATES[role]["qrels"])
             raise InputError(f"{name}: no {role} column (tried {tried}); columns are {schema_only.columns}")

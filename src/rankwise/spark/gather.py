@@ -29,8 +29,8 @@ from ..errors import InputError
 from ..io.table import DOCID, QID, ROW, VALUE, Kind, Origin, Table
 from ..kernels import ROWS_PER_QUERY, AggregationInputs
 from ..pipeline.compute import GroupValues, compute_groups
-from ..pipeline.load import Inputs, _load
-from ..pipeline.partitioned import _refuse_no_query, concatenate_groups
+from ..pipeline.load import Inputs, load_or_empty
+from ..pipeline.partitioned import concatenate_groups, refuse_no_query
 from .executor import Task, read_ipc
 from .frames import KEY, MID, ListedRows, Side, empty_frame, row_numbers
 from .payload import Array, decode_groups
@@ -56,7 +56,7 @@ def gather(
             continue
         if _no_rows(payloads, kind):
             no_rows = empty_frame(frames[kind])
-            tables[kind] = _load(plan.dialect, kind, lambda: side.table(no_rows, Origin(side.origin),  # noqa: B023
+            tables[kind] = load_or_empty(plan.dialect, kind, lambda: side.table(no_rows, Origin(side.origin),  # noqa: B023
                                                                         allow_empty=False))  # fmt: skip
         failed = [p for p in payloads if f"{kind}.error" in p]
         if failed:
@@ -71,7 +71,7 @@ def gather(
     run = tables["run"] if "run" in tables else Table("run", _no_run_rows(), Origin(task.run.origin))  # type: ignore[union-attr]
     if not groups[0].query_ids:
         run_queries = _run_queries(frames["run"], task.run) if task.run is not None else _no_run_rows()
-        _refuse_no_query(qrels, run, run_queries, plan)
+        refuse_no_query(qrels, run, run_queries, plan)
     return Inputs(qrels, run), groups
 
 
