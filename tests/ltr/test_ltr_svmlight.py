@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 import rankwise
 from rankwise import InputError, RankwiseError
 from rankwise.ltr import LtrData, read_svmlight, read_svmlight_files, write_svmlight
-from rankwise.ltr.svmlight import _parse, _parse_carefully, _parse_fast
+from rankwise.ltr.svmlight import _parse, _parse_fast
+from rankwise.ltr.svmlight_lines import parse_carefully as _parse_carefully
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "data"
 FIELDS = ("labels", "qids", "group_offsets", "indptr", "indices", "values")

@@ -12,7 +12,7 @@ import pytest
 import rankwise
 from rankwise import Measure, MeasureError
 from rankwise.dialects import DIALECTS, REL_LEVEL
-from rankwise.kernels import aggregate
+from rankwise.kernels.aggregate import aggregate
 from rankwise.measures.catalog import FAMILIES
 
 

@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 import rankwise
 from conftest import close, run_cli
 from rankwise.errors import MeasureError
-from rankwise.kernels.user_model import trigamma, within_query_accumulate
+from rankwise.kernels.common import within_query_accumulate
+from rankwise.kernels.user_model import trigamma
 
 
 def random_case(seed: int, queries: int = 12, longest: int = 40, grades=(-1, 0, 0, 1, 2, 3)) -> tuple[dict, dict]:

@@ -108,9 +108,7 @@ def test_integers_a_double_cannot_hold_are_evaluated_as_given(spark: Any, monkey
     """Grades of 2^53 and more lose their last bits as doubles: the executors notice, and the job runs again with
     the values as given (rel_level=2^53 + 1 tells such grades apart: as doubles 2^53 + 1 is 2^53, and the values
     would differ)."""
-    import rankwise.spark  # noqa: F401  (imports the module below)
-
-    module = sys.modules["rankwise.spark.evaluate"]  # the module, not the function of the same name
+    from rankwise.spark import driver as module
     jobs: list[int] = []
     job = module._evaluated
     monkeypatch.setattr(module, "_evaluated", lambda *args: jobs.append(1) or job(*args))

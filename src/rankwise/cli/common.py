@@ -1,12 +1,11 @@
-"""What every rankwise command shares: one-line errors with exit status 2, notes on stderr, result output, and the
-options for recommendation inputs."""
+"""What every rankwise command shares: one-line errors with exit status 2, notes on stderr, result output, a progress
+bar (the evaluation options the commands share are in :mod:`.options`)."""
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
@@ -52,67 +51,10 @@ def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-@dataclass(frozen=True)
-class InputOptions:
-    """The recommendation-input options as given on the command line (``-k``, ``--threshold``, ``--truth-cols``,
-    ``--rec-cols``, ``--train``, ``--catalog``)."""
-
-    cutoffs: str | None = None
-    threshold: float | None = None
-    truth_cols: str | None = None
-    rec_cols: str | None = None
-    train: str | None = None
-    catalog: int | None = None
-
-    def as_arguments(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`rankwise.evaluate` (errors here are the user's: call inside the command)."""
-        from ..io.tabular import columns_from_names
-
-        ks = None
-        if self.cutoffs:
-            try:
-                ks = [int(k) for k in self.cutoffs.split(",") if k.strip()]
-            except ValueError:
-                raise RankwiseError(f"-k {self.cutoffs!r}: cutoffs must be integers separated by commas") from None
-        return {
-            "cutoffs": ks,
-            "threshold": self.threshold,
-            "qrels_columns": columns_from_names(self.truth_cols, "qrels"),
-            "run_columns": columns_from_names(self.rec_cols, "run"),
-            "train": self.train,
-            "catalog": self.catalog,
-        }
-
-
-def recommendation_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Options for (user, item, rating) ground truth and (user, item, score|rank) recommendation tables; the command
-    receives them as ``inputs: InputOptions``."""
-
-    @wraps(command)
-    def wrapper(*args: Any, cutoffs: str | None, threshold: float | None, truth_cols: str | None,
-                rec_cols: str | None, train: str | None, catalog: int | None, **kwargs: Any) -> Any:  # fmt: skip
-        inputs = InputOptions(cutoffs, threshold, truth_cols, rec_cols, train, catalog)
-        return command(*args, inputs=inputs, **kwargs)
-
-    options = [
-        click.option("-k", "--cutoffs", default=None, metavar="K[,K...]",
-                     help="Give every measure written without a cutoff each of these cutoffs (-m nDCG -k 10,20)."),
-        click.option("--threshold", type=float, default=None,
-                     help="Qrels values are ratings: relevant when rating >= THRESHOLD (e.g. 4.5)."),
-        click.option("--truth-cols", default=None, metavar="USER,ITEM,RATING",
-                     help="Column names of a tabular qrels file (query, document, grade or rating)."),
-        click.option("--rec-cols", default=None, metavar="USER,ITEM,SCORE",
-                     help="Column names of a tabular run (query, document, score; a third named rank is a rank)."),
-        click.option("--train", default=None, metavar="FILE",
-                     help="Training interactions (user, item): each user's candidates are the catalogue minus them "
-                          "(Elliot's AUC family needs them)."),
-        click.option("--catalog", type=int, default=None, metavar="N",
-                     help="Number of items in the catalogue [default: the items in --train]."),
-    ]  # fmt: skip
-    decorated: Callable[..., Any] = wrapper
-    for option in reversed(options):
-        decorated = option(decorated)
-    return decorated
+def format_option(formats: Sequence[str], help_text: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The ``--format`` option of a command (passed as ``output_format``): one of ``formats``, ``table`` by default."""
+    return click.option("--format", "output_format", type=click.Choice(formats), default="table", show_default=True,
+                        help=help_text)  # fmt: skip
 
 
 def echo_notes(notes: list[str]) -> None:

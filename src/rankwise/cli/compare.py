@@ -1,8 +1,8 @@
 """``rankwise compare QRELS RUN RUN [RUN ...]``: evaluate several runs, test their differences and write the report
 (a terminal table, Markdown, LaTeX, CSV, JSON or a self-contained HTML page; plots as PNG/SVG files).
 
-The evaluation options are ``rankwise evaluate``'s own (the same click parameters, not copies), so every input form,
-dialect and policy ``evaluate`` takes works here too.
+The evaluation options are ``rankwise evaluate``'s own (the same definitions, :mod:`rankwise.cli.options`), so every
+input form, dialect and policy ``evaluate`` takes works here too.
 """
 
 from __future__ import annotations
@@ -14,18 +14,14 @@ import click
 
 from ..comparison.report import FORMATS
 from ..comparison.stats import Correction, IntervalMethod, SignificanceTest
-from ..errors import RankwiseError
-from ..policies import QuerySet
-from .commands import evaluate as evaluate_command
-from .common import InputOptions, echo_notes, fail_cleanly, recommendation_options
-
-EVALUATION_PARAMETERS = ("measures", "rel_level", "all_queries", "queries", "depth", "ties", "scores", "dialect")
-"""The options of ``rankwise evaluate`` that ``compare`` takes as they are."""
+from .common import echo_notes, fail_cleanly, format_option
+from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_options
 
 
 @click.command(short_help="Compare runs: paired tests, intervals, effect sizes, reports.")
 @click.argument("qrels")
 @click.argument("runs", nargs=-1, required=True)
+@evaluation_options(MEASURES, "rel_level", "all_queries", "queries", "depth", "ties", "scores", "dialect")
 @click.option(
     "--baseline",
     default=None,
@@ -75,14 +71,7 @@ EVALUATION_PARAMETERS = ("measures", "rel_level", "all_queries", "queries", "dep
     help="A query missing from one run: scored as an empty ranking, or left out of that run's comparisons.",
 )
 @click.option("--names", default=None, metavar="A,B,...", help="System names, one per run [default: run tags].")
-@click.option(
-    "--format",
-    "output_format",
-    type=click.Choice(FORMATS),
-    default="table",
-    show_default=True,
-    help="Report format; html is one self-contained page with plots (needs matplotlib).",
-)
+@format_option(FORMATS, "Report format; html is one self-contained page with plots (needs matplotlib).")
 @click.option("-o", "--output", default=None, metavar="FILE", help="Write the report to FILE [default: stdout].")
 @click.option("--plots", default=None, metavar="DIR", help="Also save every plot in DIR (needs matplotlib).")
 @click.option(
@@ -105,15 +94,15 @@ EVALUATION_PARAMETERS = ("measures", "rel_level", "all_queries", "queries", "dep
     metavar="MEASURE",
     help="Measure plotted under every dialect [default: the first; 'none' leaves the plot out].",
 )
-@recommendation_options
+@evaluation_options(*INPUT_OPTIONS)
 @fail_cleanly
-def compare(qrels: str, runs: tuple[str, ...], inputs: InputOptions, **chosen: Any) -> None:
+def compare(qrels: str, runs: tuple[str, ...], evaluation: dict[str, Any], **chosen: Any) -> None:
     """Compare RUNs (two or more) against QRELS: per measure each system's mean with an interval, and each system
     against the baseline (or all pairs) with a paired test, corrected p-values, Cohen's d and win/tie/loss."""
     from ..comparison.report import render
     from ..comparison.systems import compare as run_comparison
 
-    options = _evaluation_options(chosen, inputs)
+    options = to_evaluation_options(evaluation).keywords()
     names = [n.strip() for n in chosen["names"].split(",")] if chosen["names"] else None
     comparison = run_comparison(
         qrels, list(runs), list(chosen["measures"]) or None,
@@ -139,22 +128,5 @@ def compare(qrels: str, runs: tuple[str, ...], inputs: InputOptions, **chosen: A
         echo_notes([f"plot left out: {line}" for line in skipped])
         save_figures(figures, chosen["plots"], chosen["plot_format"])
 
-
-def _evaluation_options(chosen: dict[str, Any], inputs: InputOptions) -> dict[str, Any]:
-    """The keyword options of ``rankwise.evaluate`` from ``evaluate``'s own command-line options."""
-    if chosen["all_queries"] and chosen["queries"] not in (None, QuerySet.QRELS.value):
-        raise RankwiseError(f"-c contradicts --queries {chosen['queries']}")
-    return {
-        "ties": chosen["ties"],
-        "queries": QuerySet.QRELS.value if chosen["all_queries"] else chosen["queries"],
-        "depth": chosen["depth"],
-        "rel_level": chosen["rel_level"],
-        "scores": chosen["scores"],
-        "dialect": chosen["dialect"],
-        **inputs.as_arguments(),
-    }
-
-
-compare.params[2:2] = [p for p in evaluate_command.params if p.name in EVALUATION_PARAMETERS]
 
 __all__ = ["compare"]

@@ -15,7 +15,8 @@ from ..io import load_qrels, load_run
 from ..io.interactions import read_interactions
 from ..io.table import Table
 from ..measures import Measure
-from ..pipeline.evaluate import evaluate
+from ..pipeline.evaluate import evaluate_with
+from ..pipeline.options import EvaluationOptions
 from ..pipeline.plan import MeasureLike, choose_dialect, rating_threshold, resolve_measures
 from ..pipeline.result import to_pandas
 from ..policies import Policies
@@ -105,33 +106,34 @@ def compare_dialects(
 
     Each row carries the reasons its dialect differs from trec_eval (``AP: denom=min_k_R (...)``).
     """
+    options = EvaluationOptions.from_arguments(locals())
     chosen = [d for d in (choose_dialect(d)[0] for d in dialects) if d is not None] if dialects is not None else \
         list(DIALECTS)  # fmt: skip
     if not chosen:
         raise RankwiseError("dialects must name at least one dialect, e.g. ['trec_eval', 'ranx']")
     measure_list = [measures] if isinstance(measures, (str, Measure)) else list(measures)
-    run_table = load_run(run, run_columns)
+    run_table = load_run(run, options.run_columns)
     tables: dict[float | None, Table] = {}  # one qrels table per way of reading ratings (binary, or graded for Elliot)
-    train_pairs = read_interactions(train) if train is not None else None
-    keys = [key for key, _ in resolve_measures(measure_list, cutoffs)]
+    train_pairs = read_interactions(options.train) if options.train is not None else None
+    keys = [key for key, _ in resolve_measures(measure_list, options.cutoffs)]
     groups: list[dict[str, float]] = []
     rows = []
     for dialect in chosen:
         values: dict[str, float] = dict.fromkeys(keys, math.nan)
         undefined: list[str] = []
         try:
-            read_with, level = rating_threshold(dialect, threshold, rel_level)
+            read_with, level = rating_threshold(dialect, options.threshold, options.rel_level)
             if read_with not in tables:
-                tables[read_with] = load_qrels(qrels, qrels_columns, read_with)
+                tables[read_with] = load_qrels(qrels, options.qrels_columns, read_with)
         except InputError as exc:  # e.g. Elliot's graded ratings with a fractional threshold
             undefined.append(f"not computed: {exc}")
             keys_here: list[str] = []
         else:
             keys_here = keys
         for key in keys_here:  # one measure at a time: a dialect may not define every measure
-            try:
-                result = evaluate(tables[read_with], run_table, [key], dialect=dialect, rel_level=level,
-                                  train=train_pairs, catalog=catalog)  # fmt: skip
+            try:  # inputs read above (the qrels with the threshold), the cutoffs in the keys
+                result = evaluate_with(tables[read_with], run_table, [key], EvaluationOptions(
+                    dialect=dialect, rel_level=level, train=train_pairs, catalog=options.catalog))  # fmt: skip
                 values[key] = result.aggregate[key]
             except MeasureError as exc:
                 undefined.append(f"{key}: not defined here ({exc})")
@@ -139,6 +141,6 @@ def compare_dialects(
         if group is None:
             groups.append(values)
             group = len(groups) - 1
-        reasons = (*differences(dialect, measure_list, rel_level), *undefined)
+        reasons = (*differences(dialect, measure_list, options.rel_level), *undefined)
         rows.append(DialectRow(dialect.key, values, reasons, group + 1))
     return DialectComparison(tuple(keys), tuple(rows))

@@ -20,7 +20,8 @@ import polars as pl
 
 from ..errors import MeasureError, RankwiseError
 from ..measures import Measure
-from ..pipeline.evaluate import EvaluationResult, evaluate
+from ..pipeline.evaluate import EvaluationResult, evaluate, evaluate_with
+from ..pipeline.options import EvaluationOptions
 from ..pipeline.plan import MeasureLike
 from ..policies import QuerySet, parse_enum
 from ..wording import counted
@@ -286,7 +287,8 @@ def compare(
         raise RankwiseError(f"compare needs at least two runs, got {len(run_list)}")
     settings_ = _settings(test, correction, alpha, interval, confidence, resamples, seed, missing, family)
     pairs = parse_enum(Pairs, pairs, "pairs")  # type: ignore[assignment]
-    evaluations = [evaluate(qrels, run, measures, **options) for run in run_list]
+    evaluation = EvaluationOptions.from_arguments(options)
+    evaluations = [evaluate_with(qrels, run, measures, evaluation) for run in run_list]
     caveats: list[str] = []
     keep = _mean_measures(evaluations[0], explicit=measures is not None, caveats=caveats)
     keys = [evaluations[0].keys[i] for i in keep]
@@ -300,7 +302,7 @@ def compare(
         caveats.append(f"randomised Tukey HSD controls the family-wise error rate itself: "
                        f"{settings_.correction.label} not applied")  # fmt: skip
         settings_ = _with(settings_, correction=Correction.NONE)
-    query_ids, values = _aligned_values(evaluations, systems, keys, qrels, run_list, measures, options,
+    query_ids, values = _aligned_values(evaluations, systems, keys, qrels, run_list, measures, evaluation,
                                         settings_.missing, caveats)  # fmt: skip
     summaries = _summaries(systems, keys, values, settings_)
     pair_indices = ([(s, base) for s in range(len(systems)) if s != base] if base is not None
@@ -409,7 +411,7 @@ def _aligned_values(
     qrels: Any,
     runs: list[Any],
     measures: Any,
-    options: Mapping[str, Any],
+    options: EvaluationOptions,
     missing: MissingQueries,
     caveats: list[str],
 ) -> tuple[list[str], np.ndarray]:
@@ -424,7 +426,8 @@ def _aligned_values(
     for s in np.flatnonzero(~present.all(axis=1)).tolist():
         absent = ~present[s]
         if missing is MissingQueries.EMPTY:
-            rescored = evaluate(qrels, runs[s], measures, **{**options, "queries": QuerySet.QRELS.value})
+            every_judged = dataclasses.replace(options, queries=QuerySet.QRELS.value)
+            rescored = evaluate_with(qrels, runs[s], measures, every_judged)
             ids = np.asarray(rescored.query_ids, dtype=str)
             positions = np.searchsorted(union, ids).clip(0, union.size - 1)
             known = union[positions] == ids

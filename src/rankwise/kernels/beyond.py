@@ -4,9 +4,9 @@ they share with :mod:`rankwise.recsys.beyond`.
 Per-user measures (Novelty, SelfInformation, ARP) return one value per query, as every kernel does. Global measures
 (Coverage, Gini, Entropy: ``aggregate="global"``) are defined over all queries at once: their per-query values are
 NaN and their aggregate comes from :func:`global_inputs` — one 64-bit item key per counted row (rows in the top k,
-in layout order, with :data:`rankwise.kernels.ROWS_PER_QUERY`) and the catalogue size with each — which concatenate
-across query ranges, so the aggregate of a partitioned evaluation is that of the whole (:func:`global_aggregate`,
-one pass over the keys). The formulas are documented in :mod:`rankwise.measures.catalog`.
+in layout order, with :data:`rankwise.kernels.aggregate.ROWS_PER_QUERY`) and the catalogue size with each — which
+concatenate across query ranges, so the aggregate of a partitioned evaluation is that of the whole
+(:func:`global_aggregate`, one pass over the keys). The formulas are documented in :mod:`rankwise.measures.beyond`.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from ..engine.training import (
 )
 from ..errors import MeasureError
 from ..measures.spec import Measure
+from .common import Kernel, check_choices, in_cutoff, list_length
 
 # ----------------------------------------------------------------------------------------------------------------
 # Formulas (also used by rankwise.recsys.beyond)
@@ -113,30 +114,16 @@ def long_tail_mask(items: pl.Series, users: np.ndarray, head_share: float | None
 # Kernels
 
 
-def _shown_rows(a: Aligned, m: Measure) -> np.ndarray | None:
-    """Rows in the top k (None: every row)."""
-    return None if m.cutoff is None else a.rank <= m.cutoff
-
-
 def _list_mean(a: Aligned, m: Measure, values: np.ndarray, divide_by_k: bool = False) -> np.ndarray:
     """Σ of per-row ``values`` over each query's top k ÷ |L[:k]| (or ÷ k); NaN for an empty list (0 ÷ k = 0)."""
-    shown = _shown_rows(a, m)
+    shown = in_cutoff(a, m)
     sums = a.per_query_sum(values, shown)
     if divide_by_k:
         return sums / float(m.cutoff)  # type: ignore[arg-type]  # checked by the caller
-    length = a.num_retrieved() if m.cutoff is None else np.minimum(a.num_retrieved(), float(m.cutoff))
+    length = list_length(a, m)
     out = np.full(a.num_queries, np.nan)
     np.divide(sums, length, out=out, where=length > 0)
     return out
-
-
-def _checked(m: Measure, known: dict[str, tuple[str, ...]]) -> None:
-    """Refuse a parameter value the kernel does not implement, as :func:`rankwise.kernels._option` does: a kernel
-    never falls through to another variant's formula."""
-    for name, values in known.items():
-        value = m.option(name)
-        if value is not None and value not in values:
-            raise MeasureError(f"{m}: no kernel for {name}={value!r} (implemented: {', '.join(values)})")
 
 
 _GLOBAL_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
@@ -147,21 +134,23 @@ _GLOBAL_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
 
 
 def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Global measures have no per-query value: NaN (their aggregate comes from :func:`global_inputs`)."""
-    _checked(m, _GLOBAL_CHOICES[m.name])
+    """Coverage, Gini and Entropy (global measures) have no per-query value: NaN; their aggregate comes from
+    :func:`global_inputs` and :func:`global_aggregate` (formulas: :func:`coverage_from`, :func:`gini_from_counts`,
+    :func:`entropy_from_counts`)."""
+    check_choices(m, _GLOBAL_CHOICES[m.name])
     return np.full(a.num_queries, np.nan)
 
 
 def novelty(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items."""
+    """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items (RePlay Novelty)."""
     return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
 
 
 def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """SelfInformation@k = Σ_{i ∈ L[:k]} I(i) / D, I(i) = −log2 p(i) per the measure's options; D = |L[:k]| or
-    k (|L| without a cutoff)."""
-    _checked(m, {"popularity": ("users", "interactions"), "cold": ("one_user", "zero"), "normalise": ("no", "yes"),
-                 "divide": ("list", "k"), "mean": ("query", "rows")})  # fmt: skip
+    k (|L| without a cutoff) (Zhou et al., PNAS 2010)."""
+    check_choices(m, {"popularity": ("users", "interactions"), "cold": ("one_user", "zero"),
+                      "normalise": ("no", "yes"), "divide": ("list", "k"), "mean": ("query", "rows")})  # fmt: skip
     training = a.training
     if training is None:
         raise MeasureError(f"{m} needs the training interactions: pass train= (--train FILE)")
@@ -174,8 +163,9 @@ def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes)."""
-    _checked(m, {"popularity": ("users", "interactions"), "share": ("no", "yes")})
+    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes)
+    (Abdollahpouri et al. 2019)."""
+    check_choices(m, {"popularity": ("users", "interactions"), "share": ("no", "yes")})
     phi = item_popularity(a, str(m))
     if m.get("share") == "yes":
         users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # item_popularity checked it
@@ -185,8 +175,8 @@ def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT), or |L[:k] ∩ Γ| with count=yes (ACLT); Γ per
-    :func:`long_tail_mask` of the training items."""
-    _checked(m, {"count": ("no", "yes")})
+    :func:`long_tail_mask` of the training items (Abdollahpouri, Burke & Mobasher, RecSys 2017)."""
+    check_choices(m, {"count": ("no", "yes")})
     tail_ratio = m.get("tail_ratio")
     head_share = None if tail_ratio is not None else m.get("head_share")
     index = training_index(a, str(m))
@@ -194,7 +184,7 @@ def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         index.items, index.item_users, head_share, tail_ratio))  # type: ignore[arg-type]  # fmt: skip
     per_row = per_row_of_items(a, index, in_tail.astype(np.float64))
     if m.get("count") == "yes":
-        return a.per_query_sum(per_row, _shown_rows(a, m))
+        return a.per_query_sum(per_row, in_cutoff(a, m))
     return _list_mean(a, m, per_row)
 
 
@@ -209,7 +199,7 @@ def _vectors(a: Aligned, m: Measure, items: pl.Series) -> Any:
 
 def _shown(a: Aligned, m: Measure) -> np.ndarray:
     """The indices of the rows in the top k."""
-    rows = _shown_rows(a, m)
+    rows = in_cutoff(a, m)
     return np.arange(len(a.qidx)) if rows is None else np.flatnonzero(rows)
 
 
@@ -222,8 +212,8 @@ def _row_items(a: Aligned, rows: np.ndarray) -> tuple[np.ndarray, pl.Series]:
 
 def intra_list_diversity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """ILD@k = Σ_{a<b ∈ L[:k]} d(a, b) / (n(n−1)/2) (:func:`rankwise.engine.similarity.pairwise_distance_sums`); a list
-    of fewer than two items is NaN (single=skip) or 0 (single=zero)."""
-    _checked(m, {"kind": KINDS, "single": ("skip", "zero")})
+    of fewer than two items is NaN (single=skip) or 0 (single=zero) (Ziegler et al., WWW 2005)."""
+    check_choices(m, {"kind": KINDS, "single": ("skip", "zero")})
     rows = _shown(a, m)
     local, items = _row_items(a, rows)
     total, pairs = pairwise_distance_sums(a.qidx[rows], local, a.num_queries, _vectors(a, m, items), str(m.get("kind")))
@@ -236,7 +226,7 @@ def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Serendipity@k = Σ_{i ∈ L[:k]} u(i) · rel(i) / |L[:k]|, u(i) per ``definition`` (see the catalog):
     dissimilarity 1 − Σ_{j ∈ T_u} cos(i, j) / |T_u| (NaN for a user without training items), or RecTools'
     popularity-rank surplus."""
-    _checked(m, {"definition": ("dissimilarity", "popularity_rank"), "kind": KINDS})
+    check_choices(m, {"definition": ("dissimilarity", "popularity_rank"), "kind": KINDS})
     index = training_index(a, str(m))
     relevant = a.relevant(rel).astype(np.float64)
     if m.get("definition") == "popularity_rank":
@@ -269,11 +259,27 @@ def serendipity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def unexpectedness(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """Unexpectedness@k = 1 − |L[:k] ∩ B[:k]| / k; 0 for a user without a baseline list."""
+    """Unexpectedness@k = 1 − |L[:k] ∩ B[:k]| / k; 0 for a user without a baseline list (Murakami et al., ECIR
+    2008; RePlay Unexpectedness)."""
     k = int(m.cutoff)  # type: ignore[arg-type]  # the family requires a cutoff
     baseline = (a.training or Training(None)).baseline_index(k, str(m))
-    shared = a.per_query_sum(pairs_present(a, baseline).astype(np.float64), _shown_rows(a, m))
+    shared = a.per_query_sum(pairs_present(a, baseline).astype(np.float64), in_cutoff(a, m))
     return np.where(baseline.user_codes(a.query_ids) >= 0, 1.0 - shared / k, 0.0)
+
+
+BEYOND_KERNELS: dict[str, Kernel] = {
+    "Coverage": undefined_per_query,
+    "Gini": undefined_per_query,
+    "Entropy": undefined_per_query,
+    "Novelty": novelty,
+    "SelfInformation": self_information,
+    "ARP": average_popularity,
+    "ILD": intra_list_diversity,
+    "Serendipity": serendipity,
+    "Unexpectedness": unexpectedness,
+    "LongTail": long_tail,
+}
+"""The beyond-accuracy families and their kernels (registered in :data:`rankwise.kernels.KERNELS`)."""
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -281,12 +287,12 @@ def unexpectedness(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregation_inputs` names
-    them ``items``, ``size`` and ``rows_per_query``): the key of every counted row (rows in the top k; for Coverage
-    with count=known only items of the set it divides by), the size with each row (the catalogue size or the number
-    of training items, the same for every row; 0 when unused: every input but the values is per row, so that query
-    ranges gathered in any order stay aligned), and the number of counted rows of each query."""
-    rows = _shown_rows(a, m)
+    """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregate.aggregation_inputs`
+    names them ``items``, ``size`` and ``rows_per_query``): the key of every counted row (rows in the top k; for
+    Coverage with count=known only items of the set it divides by), the size with each row (the catalogue size or the
+    number of training items, the same for every row; 0 when unused: every input but the values is per row, so that
+    query ranges gathered in any order stay aligned), and the number of counted rows of each query."""
+    rows = in_cutoff(a, m)
     keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
     size = 0
     if m.name == "Gini" or (m.name == "Coverage" and m.get("over") != "count"):

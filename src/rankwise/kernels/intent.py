@@ -33,7 +33,7 @@ from ..errors import MeasureError
 from ..io.subtopics import SUBTOPIC, SubtopicJudgments
 from ..io.table import DOCID, QID, VALUE
 from ..measures.spec import Measure
-from .beyond import _checked
+from .common import Kernel, check_choices, divide
 
 _NEEDS = ("needs subtopic judgments (query_id subtopic doc_id grade, the TREC Web track diversity qrels ndeval "
           "reads): pass subtopics= (--subtopics FILE)")  # fmt: skip
@@ -228,13 +228,7 @@ def _normalised(total: np.ndarray, view: IntentJudgments, k: int, alpha: float, 
     normalising loop starts at rank 2)."""
     if k == 1 and not divide_at_1:
         return total
-    return _divide(total, _ideal_ideal(view.subtopics, k, alpha, weighting))
-
-
-def _divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
-    out = np.zeros(len(numerator), dtype=np.float64)
-    np.divide(numerator, denominator, out=out, where=denominator != 0)
-    return out
+    return divide(total, _ideal_ideal(view.subtopics, k, alpha, weighting))
 
 
 def _no_subtopics(m: Measure, view: IntentJudgments, values: np.ndarray) -> np.ndarray:
@@ -256,14 +250,14 @@ _CHOICES: dict[str, tuple[str, ...]] = {"no_subtopics": ("zero", "skip"), "norm_
 def _cascade(a: Aligned, m: Measure, rel: int, weighting: Weighting, normalised: bool) -> np.ndarray:
     """α-DCG@k (``weighting`` :data:`_DCG`) or ERR-IA@k (:data:`_ERR`) ÷ the ideal-ideal normaliser; with
     ``normalised`` the same ÷ its value on the greedy ideal ranking (0 when the run's value is 0)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view, alpha, k = intent_judgments(a, m, rel), float(m.get("alpha")), _cutoff(m)  # type: ignore[arg-type]
     run = _cumulative(_run_ranking(a, view, alpha), k, weighting, a.num_queries)
     if not normalised:
         return _no_subtopics(m, view, _normalised(run, view, k, alpha, weighting, m.get("norm_at_1") == "yes"))
     ideal = _cumulative(_ideal_ranking(a, view, alpha, k), k, weighting, a.num_queries)
     run, ideal = (_normalised(v, view, k, alpha, weighting, False) for v in (run, ideal))
-    return _no_subtopics(m, view, np.where(run != 0, _divide(run, ideal), 0.0))
+    return _no_subtopics(m, view, np.where(run != 0, divide(run, ideal), 0.0))
 
 
 def alpha_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
@@ -283,7 +277,8 @@ def err_ia(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def nerr_ia(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """nERR-IA@k = ERR-IA@k ÷ ERR-IA@k of the greedy ideal ranking; 0 when ERR-IA@k is 0."""
+    """nERR-IA@k = ERR-IA@k ÷ ERR-IA@k of the greedy ideal ranking; 0 when ERR-IA@k is 0 (Chapelle et al. 2011;
+    ndeval computeERR)."""
     return _cascade(a, m, rel, _ERR, normalised=True)
 
 
@@ -291,13 +286,13 @@ def _rbp_sum(ranking: _Ranked, alpha: float, beta: float, subtopics: np.ndarray,
     """NRBP = (1 − (1 − α)β) / S · Σ_i G_i β^{i−1} over the whole ranking (0 where S = 0)."""
     decay = _powers(beta, int(ranking.rank.max(initial=1)))
     total = np.bincount(ranking.query, weights=ranking.gain * decay[ranking.rank - 1], minlength=num_queries)
-    factor = _divide(np.full(num_queries, 1.0 - (1.0 - alpha) * beta), subtopics)
+    factor = divide(np.full(num_queries, 1.0 - (1.0 - alpha) * beta), subtopics)
     return total.astype(np.float64) * factor
 
 
 def nrbp(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """NRBP = (1 − (1 − α)β) / S · Σ_i G_i β^{i−1} (Clarke, Kolla & Vechtomova, ICTIR 2009; ndeval computeNRBP)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view, alpha, beta = intent_judgments(a, m, rel), float(m.get("alpha")), float(m.get("beta"))  # type: ignore[arg-type]
     return _no_subtopics(m, view, _rbp_sum(_run_ranking(a, view, alpha), alpha, beta, view.subtopics, a.num_queries))
 
@@ -305,46 +300,46 @@ def nrbp(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 def nnrbp(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """nNRBP = NRBP ÷ NRBP of the greedy ideal ranking of every relevant judged document; 0 where S = 0 (ndeval's
     0/0 is NaN: ``no_subtopics=skip``)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view, alpha, beta = intent_judgments(a, m, rel), float(m.get("alpha")), float(m.get("beta"))  # type: ignore[arg-type]
     run = _rbp_sum(_run_ranking(a, view, alpha), alpha, beta, view.subtopics, a.num_queries)
     ideal = _rbp_sum(_ideal_ranking(a, view, alpha, None), alpha, beta, view.subtopics, a.num_queries)
-    return _no_subtopics(m, view, _divide(run, ideal))
+    return _no_subtopics(m, view, divide(run, ideal))
 
 
 def ap_ia(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """AP-IA = (1/S) Σ_s AP_s, AP_s = (1/R_s) Σ_{i: J(L_i, s)} (documents relevant to s in the top i) / i over the
     whole ranking, R_s the documents judged relevant to s (ndeval computeMAP's MAP-IA, per query)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view = intent_judgments(a, m, rel)
     order = np.lexsort((view.pair_row, view.pair_slot))
     found = (_seen_before(view.pair_slot, order) + 1) / a.rank[view.pair_row].astype(np.float64)
     per_slot = np.bincount(view.pair_slot[order], weights=found[order], minlength=len(view.slot_query))
     per_query = np.bincount(view.slot_query, weights=per_slot / view.slot_relevant, minlength=a.num_queries)
-    return _no_subtopics(m, view, _divide(per_query.astype(np.float64), view.subtopics))
+    return _no_subtopics(m, view, divide(per_query.astype(np.float64), view.subtopics))
 
 
 def p_ia(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """P-IA@k = Σ_{i≤k} Σ_s J(L_i, s) / (k · S) (Agrawal et al., WSDM 2009, uniform intent weights; k counts even
     for shorter rankings)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view, k = intent_judgments(a, m, rel), _cutoff(m)
     rows = view.pair_row[a.rank[view.pair_row] <= k]
     hits = np.bincount(a.qidx[rows], minlength=a.num_queries).astype(np.float64)
-    return _no_subtopics(m, view, _divide(hits, k * view.subtopics))
+    return _no_subtopics(m, view, divide(hits, k * view.subtopics))
 
 
 def subtopic_recall(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """StRecall@k = |{s : J(L_i, s) for some i ≤ k}| / S (Zhai, Cohen & Lafferty, SIGIR 2003; ndeval strec)."""
-    _checked(m, _CHOICES)
+    check_choices(m, _CHOICES)
     view, k = intent_judgments(a, m, rel), _cutoff(m)
     order = np.lexsort((view.pair_row, view.pair_slot))
     first = (_seen_before(view.pair_slot, order) == 0) & (a.rank[view.pair_row] <= k)
     covered = np.bincount(a.qidx[view.pair_row[first]], minlength=a.num_queries).astype(np.float64)
-    return _no_subtopics(m, view, _divide(covered, view.subtopics))
+    return _no_subtopics(m, view, divide(covered, view.subtopics))
 
 
-INTENT_KERNELS = {
+INTENT_KERNELS: dict[str, Kernel] = {
     "alpha-DCG": alpha_dcg,
     "alpha-nDCG": alpha_ndcg,
     "ERR-IA": err_ia,

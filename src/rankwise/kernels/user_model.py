@@ -1,5 +1,9 @@
-"""Kernels of the user-model measures on the :class:`~rankwise.engine.aligned.Aligned` arrays: the C/W/L measures of
-cwl_eval (INST, INSQ, BPM, NERR8–NERR11, SDCG, and RBP's normalised form) and Compat.
+"""Kernels of the user-model measures on the :class:`~rankwise.engine.aligned.Aligned` arrays: rank-biased precision
+(RBP, RBPResidual), the cascade measures ERR and nERR, the C/W/L measures of cwl_eval (INST, INSQ, BPM, NERR8–NERR11,
+SDCG, and RBP's normalised form) and Compat.
+
+**RBP** (Moffat & Zobel, ACM TOIS 2008) and **ERR** (Chapelle et al., CIKM 2009): a user reads rank i + 1 with
+probability p after rank i (RBP), or stops at rank i with probability r_i set by its grade (ERR, :func:`_cascade`).
 
 **C/W/L** (Moffat et al., ACM TOIS 2017; Azzopardi, Thomas & Moffat, cwl_eval, SIGIR 2019). A user reads rank 1,
 and after rank i goes on to rank i + 1 with probability C_i. Rank i is reached with probability
@@ -11,17 +15,17 @@ g_i ∈ [0, 1] the gain at rank i (0 past the ranking's end), N the horizon (cwl
 measure is its continuation C_i on the ranked rows, plus the sum of P over the ranks past the ranking's end (where
 every gain is 0) in closed form, so no padding rows are made. Running sums and products within a query are taken in
 rank order, one addition or multiplication at a time as cwl_eval's ``numpy.cumsum`` takes them
-(:func:`within_query_accumulate`), so thresholds (BPM's "gain so far < T") compare the same numbers.
+(:func:`rankwise.kernels.common.within_query_accumulate`), so thresholds (BPM's "gain so far < T") compare the same
+numbers.
 
 **Compat** (Clarke, Vtyurina & Smucker, ACM TOIS 2021): the rank-biased overlap of the ranking with the ideal
 ranking closest to it, from the depth at which each relevant retrieved document enters both (:func:`compat`).
 
-The formulas are documented in :mod:`rankwise.measures.catalog`.
+The formulas are documented in :mod:`rankwise.measures.user_model`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,34 +33,7 @@ import numpy as np
 from ..engine.aligned import UNJUDGED, Aligned
 from ..errors import MeasureError
 from ..measures.spec import Measure
-
-Kernel = Callable[[Aligned, Measure, int], np.ndarray]
-
-# ----------------------------------------------------------------------------------------------------------------
-# Running sums and products within each query
-
-
-def within_query_accumulate(ufunc: np.ufunc, values: np.ndarray, qidx: np.ndarray, num_queries: int) -> np.ndarray:
-    """``ufunc.accumulate`` of ``values`` within each query (rows grouped by query, in rank order), inclusive of
-    the row itself, computed exactly as a loop over each query's rows would: one operation at a time, in order.
-
-    Queries are grouped by length into power-of-two classes (at most 64 classes, not one pass per query); each
-    class is laid out as a dense matrix, one query per line, and accumulated along its lines."""
-    out = np.empty_like(values)
-    if not len(values):
-        return out
-    counts = np.bincount(qidx, minlength=num_queries)
-    position = np.arange(len(values)) - (np.cumsum(counts) - counts)[qidx]
-    width_class = np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)[qidx]
-    for klass in np.unique(width_class):
-        rows = np.flatnonzero(width_class == klass)
-        queries, line = np.unique(qidx[rows], return_inverse=True)
-        grid = np.zeros((len(queries), 1 << int(klass)), dtype=values.dtype)
-        grid[line, position[rows]] = values[rows]
-        ufunc.accumulate(grid, axis=1, out=grid)
-        out[rows] = grid[line, position[rows]]
-    return out
-
+from .common import Kernel, choice, divide, in_cutoff, within_query_accumulate
 
 # ----------------------------------------------------------------------------------------------------------------
 # The C/W/L machinery
@@ -220,8 +197,8 @@ def nerr8(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def nerr9(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """NERR9@k: C_i = (i/(i + 1))(1 − g_i) for i < k, 0 from k (Eq. 9). Past the ranking P_i / P_a = a / i: the tail
-    is a (H_min(k,N) − H_(a−1)), H the harmonic numbers."""
+    """NERR9@k: C_i = (i/(i + 1))(1 − g_i) for i < k, 0 from k (Azzopardi, Mackenzie & Moffat, ICTIR 2021, Eq. 9).
+    Past the ranking P_i / P_a = a / i: the tail is a (H_min(k,N) − H_(a−1)), H the harmonic numbers."""
     r = ranked(a, m)
     before_k, k = _within_cutoff(r, m)
     continuation = np.where(before_k, (1.0 * r.rank / (r.rank + 1.0)) * (1.0 - r.gain), 0.0)
@@ -233,13 +210,14 @@ def nerr9(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def nerr10(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """NERR10: C_i = p (1 − g_i) (Eq. 10, RBP's patience)."""
+    """NERR10: C_i = p (1 − g_i) (Azzopardi, Mackenzie & Moffat, ICTIR 2021, Eq. 10: RBP's patience)."""
     r, p = ranked(a, m), float(m.get("p"))  # type: ignore[arg-type]
     return expected_utility(r, p * (1.0 - r.gain), _persistence_tail(r, p))
 
 
 def nerr11(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """NERR11: C_i = ((i + 2T − 1)/(i + 2T))² (1 − g_i) (Eq. 11, INST's goal)."""
+    """NERR11: C_i = ((i + 2T − 1)/(i + 2T))² (1 − g_i) (Azzopardi, Mackenzie & Moffat, ICTIR 2021, Eq. 11: INST's
+    goal)."""
     r, goal = ranked(a, m), _goal(m)
     continuation = _insq_continuation(r.rank, 2.0 * goal) * (1.0 - r.gain)
     return expected_utility(r, continuation, _insq_tail(r, 2.0 * goal))
@@ -302,6 +280,94 @@ def cwl_rank_biased_precision(a: Aligned, m: Measure, gains: np.ndarray) -> np.n
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Rank-biased precision
+
+
+def _persistence_weights(a: Aligned, m: Measure) -> tuple[float, np.ndarray]:
+    """p and p^(rank − 1) per row."""
+    p = float(m.get("p"))  # type: ignore[arg-type]
+    return p, np.power(p, (a.rank - 1).astype(np.float64))
+
+
+def rank_biased_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """RBP = (1 − p) Σ_i gain_i p^(i−1); gain = grade / (largest grade of the query's qrels) when that exceeds 1,
+    else the grade; unjudged and negative grades gain 0 (trec_eval m_rbp.c). ``gain=binary``: 1 for grades
+    >= rel; ``horizon`` = N: normalised over ranks 1..N as cwl_eval does."""
+    if choice(m, "gain", ("scaled", "binary")) == "binary":
+        gains = ((a.grade != UNJUDGED) & (np.maximum(a.grade, 0) >= rel)).astype(np.float64)
+    else:
+        top = np.zeros(a.num_queries)
+        np.maximum.at(top, a.qrel_qidx, np.maximum(a.qrel_grade, 0).astype(np.float64))
+        scale = np.where(top > 1.0, top, 1.0)
+        gains = np.where(a.grade > 0, a.grade, 0).astype(np.float64) / scale[a.qidx]
+    if m.option("horizon") is not None:
+        return cwl_rank_biased_precision(a, m, gains)
+    p, weight = _persistence_weights(a, m)
+    return (1.0 - p) * a.per_query_sum(gains * weight)
+
+
+def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """p^|L| + (1 − p) Σ_{unjudged rows} p^(i−1), 0 when no row is unjudged (trec_eval m_rbp_resid.c)."""
+    p, weight = _persistence_weights(a, m)
+    unjudged = (a.grade == UNJUDGED) | (a.grade < 0)
+    tail = np.power(p, a.num_retrieved())
+    out = tail + (1.0 - p) * a.per_query_sum(weight, unjudged)
+    out[a.per_query_sum(unjudged.astype(np.float64)) == 0] = 0.0
+    return out
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The cascade: ERR
+
+
+def _stop_probability(grades: np.ndarray, a: Aligned, m: Measure) -> np.ndarray:
+    """ERR's r = (2^g − 1) / 2^max_grade per grade g > 0, 0 for unjudged documents and grades ≤ 0; a judged grade
+    of the evaluated queries above max_grade is refused (r would exceed 1), naming the largest and its query."""
+    max_grade = float(m.get("max_grade"))  # type: ignore[arg-type]  # a float parameter
+    above = np.flatnonzero(a.qrel_grade > max_grade)
+    if len(above):
+        top = above[np.argmax(a.qrel_grade[above])]  # the largest grade, which the suggested max_grade is
+        raise MeasureError(
+            f"{m}: query {a.query_ids[a.qrel_qidx[top]]!r} has grade {a.qrel_grade[top]}, above "
+            f"max_grade={max_grade:g} (judgments above it: {len(above)}); give the scale's top, e.g. "
+            f"{m.name}(max_grade={a.qrel_grade.max()})"
+        )
+    positive = grades > 0
+    exponent = np.where(positive, grades, 0).astype(np.float64)
+    return np.where(positive, np.expm1(exponent * np.log(2.0)) / np.exp2(max_grade), 0.0)
+
+
+def _cascade(q: np.ndarray, rank: np.ndarray, stop: np.ndarray, num_queries: int) -> np.ndarray:
+    """Σ_i (stop_i / i) Π_{j<i} (1 − stop_j) per query, rows grouped by query (``q`` ascending) in rank order; the
+    product is exp of a running sum of log(1 − stop) within the query."""
+    total = np.concatenate(([0.0], np.cumsum(np.log1p(-stop))))
+    first = np.searchsorted(q, q, side="left")
+    reach = np.exp(total[:-1] - total[first])
+    return np.bincount(q, weights=stop / rank * reach, minlength=num_queries).astype(np.float64)
+
+
+def expected_reciprocal_rank(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """ERR@k = Σ_{i≤k} (r_i / i) Π_{j<i} (1 − r_j), r = (2^g − 1) / 2^max_grade (Chapelle et al. 2009; gdeval)."""
+    stop = _stop_probability(a.grade, a, m)
+    cut = in_cutoff(a, m)
+    rows = slice(None) if cut is None else cut
+    return _cascade(a.qidx[rows], a.rank[rows].astype(np.float64), stop[rows], a.num_queries)
+
+
+def normalised_err(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """nERR@k = ERR@k / ERR@k of every judged document sorted by grade descending; 0 when that is 0 (Chapelle et
+    al. 2009, normalised by the ideal ranking as ndeval's nERR-IA is with one subtopic)."""
+    order = np.lexsort((-a.qrel_grade, a.qrel_qidx))
+    q = a.qrel_qidx[order]
+    stop = _stop_probability(a.qrel_grade[order], a, m)
+    rank = (np.arange(len(q)) - np.searchsorted(q, q, side="left") + 1).astype(np.float64)
+    if m.cutoff is not None:
+        keep = rank <= m.cutoff
+        q, rank, stop = q[keep], rank[keep], stop[keep]
+    return divide(expected_reciprocal_rank(a, m, rel), _cascade(q, rank, stop, a.num_queries))
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # Compat
 
 
@@ -325,9 +391,7 @@ def compat(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     q = a.qidx[rows]
     enters = np.maximum(a.rank[rows], _ideal_rank(a, rows))
     overlap = np.bincount(q, weights=harmonic[depth[q]] - harmonic[enters - 1], minlength=a.num_queries)
-    normalise = m.get("normalise")
-    if normalise not in ("yes", "no"):
-        raise MeasureError(f"{m}: no kernel for normalise={normalise!r} (implemented: yes, no)")
+    normalise = choice(m, "normalise", ("yes", "no"))
     if normalise == "yes":
         best = reach[ideal_size] + ideal_size * (harmonic[depth] - harmonic[ideal_size])
     else:
@@ -356,6 +420,10 @@ def _ideal_rank(a: Aligned, rows: np.ndarray) -> np.ndarray:
 
 
 USER_MODEL_KERNELS: dict[str, Kernel] = {
+    "RBP": rank_biased_precision,
+    "RBPResidual": rank_biased_precision_residual,
+    "ERR": expected_reciprocal_rank,
+    "nERR": normalised_err,
     "INST": inst,
     "INSQ": insq,
     "BPM": bpm,
@@ -366,3 +434,4 @@ USER_MODEL_KERNELS: dict[str, Kernel] = {
     "SDCG": sdcg,
     "Compat": compat,
 }
+"""The user-model families and their kernels (registered in :data:`rankwise.kernels.KERNELS`)."""

@@ -1,4 +1,4 @@
-"""Labels from judgments: give the rows of :class:`~rankwise.ltr.svmlight.LtrData` the grades of TREC qrels (or
+"""Labels from judgments: give the rows of :class:`~rankwise.ltr.data.LtrData` the grades of TREC qrels (or
 any judgments :func:`rankwise.evaluate` reads), the converse of :meth:`LtrData.to_qrels`.
 
 A row is the pair (query id, document id): its group's qid as text and :meth:`LtrData.doc_ids` (positions
@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..io import load_qrels
 from ..io.table import DOCID, QID, VALUE
 from ..wording import counted
-from .svmlight import LtrData
+from .data import LtrData
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Rankers trained on :class:`~rankwise.ltr.svmlight.LtrData`: LambdaMART through LightGBM or XGBoost, and the
+"""Rankers trained on :class:`~rankwise.ltr.data.LtrData`: LambdaMART through LightGBM or XGBoost, and the
 PyTorch scorers of :mod:`rankwise.ltr.neural`, behind one interface.
 
 - :func:`train_ranker` trains a model kind (see :data:`MODEL_KINDS`) with early stopping on a validation set;
@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import RankwiseError
 from ..wording import counted, install_hint, shorten
-from .svmlight import LtrData
+from .data import LtrData
 
 FORMAT = "rankwise.ltr/1"
 MANIFEST = "rankwise-model.json"

@@ -94,7 +94,7 @@ def compute(
     aligned: Aligned, pairs: list[tuple[str, Measure]], policies: Policies
 ) -> tuple[np.ndarray, list[AggregationInputs], tuple[str, ...]]:
     """Per-query values, one row per measure (each distinct measure computed once), what each aggregate is computed
-    from (:func:`rankwise.kernels.aggregation_inputs`) and caveats.
+    from (:func:`rankwise.kernels.aggregate.aggregation_inputs`) and caveats.
 
     ``ties=average`` is an expectation, defined only for measures linear in per-rank values; any other
     measure is computed on the layout order (tied documents by doc id descending) and says so in a caveat.

@@ -16,8 +16,9 @@ from ..io.table import Grades
 from ..kernels.intent import refuse_without_subtopics
 from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .load import load_inputs, load_side_inputs
+from .options import EvaluationOptions
 from .partitioned import Progress, compute_in_partitions, evaluate_in_partitions
-from .plan import MeasureLike, make_plan
+from .plan import MeasureLike
 from .result import EvaluationResult, assemble
 
 
@@ -81,23 +82,32 @@ def evaluate(
     The aggregate of a measure is the mean over evaluated queries (sums for counts, geometric mean for
     GMAP); per-query values that are undefined (NaN) are left out of means and counted.
     """
-    plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, grades=grades, rel_level=rel_level,
-                     ties=ties, queries=queries, depth=depth, scores=scores, judged_only=judged_only)  # fmt: skip
+    return evaluate_with(qrels, run, measures, EvaluationOptions.from_arguments(locals()))
+
+
+def evaluate_with(
+    qrels: Any, run: Any, measures: MeasureLike | Iterable[MeasureLike] | None, options: EvaluationOptions
+) -> EvaluationResult:
+    """:func:`evaluate` with its keyword options as one value (what :func:`rankwise.compare`,
+    :func:`rankwise.compare_dialects` and the command line pass on)."""
+    plan = options.plan(measures)
+    subtopics = options.subtopics
     judgments = load_subtopic_qrels(subtopics) if subtopics is not None else None
     refuse_without_subtopics(plan.pairs, judgments)
     if judgments is not None and (qrels is None or _same_file(qrels, subtopics)):
         qrels = judgments.adhoc_qrels()
-    if _streams(run, stream):
-        train_table = read_interactions(train) if train is not None else None
-        feature_table, baseline_table = load_side_inputs(features, baseline)
-        inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=catalog,
+    if _streams(run, options.stream):
+        train_table = read_interactions(options.train) if options.train is not None else None
+        feature_table, baseline_table = load_side_inputs(options.features, options.baseline)
+        inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=options.catalog,
                                                 subtopics=judgments, features=feature_table, baseline=baseline_table,
-                                                qrels_columns=qrels_columns, run_columns=run_columns,
-                                                progress=progress)  # fmt: skip
+                                                qrels_columns=options.qrels_columns,
+                                                run_columns=options.run_columns, progress=options.progress)  # fmt: skip
     else:
-        inputs = load_inputs(plan, qrels, run, train=train, qrels_columns=qrels_columns, run_columns=run_columns,
-                             subtopics=judgments, features=features, baseline=baseline)  # fmt: skip
-        groups = compute_in_partitions(plan, inputs, catalog)
+        inputs = load_inputs(plan, qrels, run, train=options.train, qrels_columns=options.qrels_columns,
+                             run_columns=options.run_columns, subtopics=judgments, features=options.features,
+                             baseline=options.baseline)  # fmt: skip
+        groups = compute_in_partitions(plan, inputs, options.catalog)
     return assemble(plan, inputs, groups)
 
 
@@ -125,4 +135,4 @@ def _streams(run: Any, stream: bool | None) -> bool:
     return bool(stream) or (Path(run).is_file() and Path(run).stat().st_size > STREAM_BYTES)
 
 
-__all__ = ["EvaluationResult", "MeasureLike", "evaluate"]
+__all__ = ["EvaluationResult", "MeasureLike", "evaluate", "evaluate_with"]

@@ -10,8 +10,8 @@ joined.
 3. **Compute**: each range is one evaluation (:func:`rankwise.pipeline.compute.compute_groups`) over its rows and
    its queries' judgments.
 4. **Join**: the ranges are consecutive in query order, so their per-query values, notes and aggregation inputs
-   concatenate into exactly those of the whole run (:func:`rankwise.kernels.concatenate_inputs`): the numbers are
-   the in-memory ones, bit for bit.
+   concatenate into exactly those of the whole run (:func:`rankwise.kernels.aggregate.concatenate_inputs`): the
+   numbers are the in-memory ones, bit for bit.
 
 Peak memory is that of one block or one partition, plus the qrels and the per-query values. Temporary files go
 to the system's temporary directory (``TMPDIR``) and are removed at the end.

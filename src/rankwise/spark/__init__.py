@@ -1,6 +1,6 @@
 """Evaluation on Spark: :func:`evaluate` takes Spark DataFrames and gives :func:`rankwise.evaluate`'s result, notes,
 errors and numbers (bit for bit), computed on the cluster with the local engine (see
-:mod:`rankwise.spark.evaluate`).
+:mod:`rankwise.spark.driver`).
 
 PySpark is an optional extra: ``pip install '.[spark]'`` in a rankwise checkout (pyspark, pyarrow and pandas, which
 PySpark's Arrow functions need); Spark needs a Java runtime. Executors need rankwise installed too (see the README's
@@ -27,6 +27,6 @@ def require_spark() -> None:
 
 require_spark()
 
-from .evaluate import CHUNK_ROWS, MAX_QUERY_ROWS, evaluate, to_spark  # noqa: E402
+from .driver import CHUNK_ROWS, MAX_QUERY_ROWS, evaluate, to_spark  # noqa: E402
 
 __all__ = ["CHUNK_ROWS", "MAX_QUERY_ROWS", "evaluate", "require_spark", "to_spark"]

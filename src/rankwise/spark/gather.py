@@ -106,8 +106,8 @@ def _raise_computing_error(payloads: Sequence[Payload]) -> None:
 
 def in_query_order(group: GroupValues) -> GroupValues:
     """``group`` with its queries in the byte order of their text (the order of a local evaluation): values and
-    per-query inputs by query, per-row inputs (:data:`rankwise.kernels.ROWS_PER_QUERY`) query by query, and the
-    accounting's query lists sorted."""
+    per-query inputs by query, per-row inputs (:data:`rankwise.kernels.aggregate.ROWS_PER_QUERY`) query by query, and
+    the accounting's query lists sorted."""
     ids = pl.Series(QID, group.query_ids, dtype=pl.String)
     order = ids.arg_sort().to_numpy()  # the ids are distinct, so this is rankwise.engine.rowops.in_text_order's order
     text_sorted: Callable[[tuple[str, ...]], tuple[str, ...]] = lambda q: tuple(sorted(q, key=str.encode))  # noqa: E731

@@ -4,7 +4,7 @@ Arrow IPC message, a single ``binary`` value of the Spark result; and the query 
 
 Each array becomes one list column of a one-row record batch, so dtypes travel exactly (float64 stays float64 bit
 for bit, booleans stay booleans) and nothing is pickled. A measure's aggregation input ``values`` (its per-query
-values, see :func:`rankwise.kernels.aggregation_inputs`) is not sent twice: it is a row of the group's values.
+values, see :func:`rankwise.kernels.aggregate.aggregation_inputs`) is not sent twice: it is a row of the group's values.
 """
 
 from __future__ import annotations

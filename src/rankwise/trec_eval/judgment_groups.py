@@ -28,28 +28,26 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError
-from ..io.fields import numbers, read_fields
-from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, make_table
+from ..io.table import DOCID, QID, ROW, VALUE, Table
 from ..measures.spec import Measure
+from ..pipeline.evaluate import evaluate
+from .judgments import GROUP, Judgments, read_judgments
+from .judgments import judged_only as condensed  # the keyword judged_only is group_averages's
 
-GROUP = "jg"
 LAYOUT = "query_id jg doc_id grade"
 _PAIR = "_pair"
 
 
 @dataclass(frozen=True)
-class JudgmentGroups:
+class JudgmentGroups(Judgments):
     """Judgments of several groups: columns ``query_id``, ``jg``, ``doc_id`` (text), ``value`` (Int64 grade) and
     ``row`` (input position); ``origin`` names the file and its lines."""
 
-    frame: pl.DataFrame
-    origin: Origin
+    pool_name = "all judgment groups"
 
-    def pool(self) -> Table:
-        """Every judged (query, document) with its largest grade over the groups: the queries and the pool that
-        the query policies (``-c``) and ``-J`` of the other measures see."""
-        frame = self.frame.group_by(QID, DOCID, maintain_order=True).agg(pl.col(VALUE).max())
-        return make_table(frame, "qrels", Origin(f"{self.origin.name} (all judgment groups)"))
+    def pool_frame(self) -> pl.DataFrame:
+        """Every judged (query, document) with its largest grade over the groups."""
+        return self.frame.group_by(QID, DOCID, maintain_order=True).agg(pl.col(VALUE).max())
 
     def split(self, run: Table) -> GroupSplit:
         """Each (query, group) as a query of its own: the judgments of that group, and the run's ranking of that
@@ -91,8 +89,8 @@ class GroupSplit:
 
 def load_judgment_groups(source: str | Path) -> JudgmentGroups:
     """Read a judgment-group qrels file (``query_id jg doc_id grade``); errors name the file and line."""
-    frame, origin = read_fields(source, (QID, GROUP, DOCID, VALUE), LAYOUT, "judgments")
-    frame = numbers(frame, VALUE, origin, "grade", integer=True)
+    frame, origin = read_judgments(source, (QID, GROUP, DOCID, VALUE), LAYOUT, "judgments", grade=VALUE,
+                                   grade_name="grade", integer=True)  # fmt: skip
     key = pl.struct(QID, GROUP, DOCID)
     repeats = frame.sort(ROW).filter(~key.is_first_distinct()).head(1)
     if repeats.height:  # the earliest line that repeats an earlier one, and that one
@@ -111,9 +109,6 @@ def group_averages(
     """Per measure, its per-query mean over the judgment groups (for the queries ``query_ids``), evaluated under
     ``policies`` (``depth``, ``rel_level``, ``queries``); with ``judged_only`` (trec_eval ``-J``) each group's
     ranking keeps only the documents that group judged."""
-    from ..pipeline.evaluate import evaluate
-    from .output import judged_only as condensed
-
     split = groups.split(run)
     pseudo_run, depth = split.run, policies.get("depth")
     if judged_only:

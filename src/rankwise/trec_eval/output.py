@@ -1,5 +1,6 @@
-"""What ``rankwise trec_eval`` adds to an evaluation to print trec_eval's output: judged-only runs (``-J``), relevance
-strings (``relstring``), z-scores (``-Z``) and trec_eval's layout.
+"""What ``rankwise trec_eval`` adds to an evaluation to print trec_eval's output: the placeholder rankings of
+``-c``, ``-N`` for ``utility``, relevance strings (``relstring``), z-scores (``-Z``) and trec_eval's layout (the
+judged-only runs of ``-J`` are :func:`rankwise.trec_eval.judgments.judged_only`).
 
 trec_eval's layout: with ``-q``, for each query (in query order) a line per measure in table order,
 ``%-22s\\t%s\\t%6.4f`` (counts ``%ld``, relstring ``'%s'``), leaving out ``runid``, ``num_q``, ``gm_map`` and
@@ -26,27 +27,6 @@ from .request import TrecEvalMeasure
 MISSING_ZSCORE = -1000000.0
 """trec_eval's value for a query or measure missing from the z-score file."""
 _NOT_PER_QUERY = frozenset({"runid", "num_q", *SUMMARY_ONLY})
-
-
-def judged_only(qrels: Table, run: Table, depth: int | None) -> Table:
-    """trec_eval ``-J``: the run with its unjudged documents removed (not in the qrels, or graded below 0), after
-    the depth cut ``-M`` (trec_eval cuts first: ``-M 100 -J`` keeps the judged documents of the top 100).
-
-    Documents are ranked as trec_eval ranks them (score descending, then doc id descending, byte order), so the
-    documents left keep their order: the condensed list of Sakai (SIGIR 2007)."""
-    frame = run.frame.with_row_index("_row")
-    if depth is not None:
-        text = pl.col(DOCID).cast(pl.String)
-        ranked = frame.sort([QID, VALUE, text.alias("_doc")], descending=[False, True, True])
-        frame = ranked.filter(pl.int_range(pl.len()).over(QID) < depth).sort("_row")
-    judged = qrels.frame.filter(pl.col(VALUE) >= 0).select(
-        pl.col(QID).cast(pl.String).alias("_q"), pl.col(DOCID).cast(pl.String).alias("_d")
-    )
-    keys = frame.with_columns(pl.col(QID).cast(pl.String).alias("_q"), pl.col(DOCID).cast(pl.String).alias("_d"))
-    kept = keys.join(judged, on=["_q", "_d"], how="semi").sort("_row").drop(["_row", "_q", "_d"])
-    return dataclasses.replace(run, frame=kept)
-
-
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 """The one document trec_eval ranks (score 1.0) for a judged query missing from the run under ``-c``."""
 

@@ -53,11 +53,10 @@ import polars as pl
 from ..engine.aligned import UNJUDGED, align
 from ..engine.rowops import run_starts
 from ..errors import InputError
-from ..io.fields import numbers, read_fields
-from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, make_table
+from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table
 from ..measures.trec_names import PREFS_MEASURES
 from ..policies import Policies, QuerySet, TiePolicy
-from .judgment_groups import GROUP
+from .judgments import GROUP, Judgments, read_judgments
 
 JSG, LEVEL = "jsg", "rel_level"
 LAYOUTS = {
@@ -71,27 +70,26 @@ FUL_RET, FUL_IMP, NOTOCCUR, UNFUL_RET, UNFUL_IMP = range(5)
 
 
 @dataclass(frozen=True)
-class Preferences:
+class Preferences(Judgments):
     """Preference judgments: columns ``query_id``, ``jg``, ``jsg``, ``doc_id`` (text), ``rel_level`` (Float64) and
     ``row`` (input position); ``origin`` names the file and its lines."""
 
-    frame: pl.DataFrame
-    origin: Origin
+    pool_name = "documents with a preference"
 
-    def pool(self) -> Table:
-        """Every (query, document) with a preference judgment, as qrels (grade 0): the judged documents."""
-        frame = self.frame.select(QID, DOCID).unique(maintain_order=True).with_columns(pl.lit(0).alias(VALUE))
-        return make_table(frame, "qrels", Origin(f"{self.origin.name} (documents with a preference)"))
+    def pool_frame(self) -> pl.DataFrame:
+        """Every (query, document) with a preference judgment, grade 0: the judged documents."""
+        return self.frame.select(QID, DOCID).unique(maintain_order=True).with_columns(pl.lit(0).alias(VALUE))
 
 
 def load_preferences(source: str | Path, rel_format: str = "prefs") -> Preferences:
     """Read preference judgments: ``rel_format`` ``prefs`` (``query_id jg jsg doc_id rel_level``) or ``qrels_prefs``
     (``query_id jg doc_id rel_level``, one sub-group per group); errors name the file and line."""
     columns, layout = LAYOUTS[rel_format]
-    frame, origin = read_fields(source, columns, layout, "preference judgments")
+    frame, origin = read_judgments(source, columns, layout, "preference judgments", grade=LEVEL,
+                                   grade_name="rel_level", integer=False)  # fmt: skip
+    frame = frame.with_columns(pl.col(LEVEL) + 0.0)  # -0.0 is 0
     if JSG not in frame.columns:
         frame = frame.with_columns(pl.lit("0").alias(JSG))  # trec_eval's get_qrels_prefs.c: jsg "0"
-    frame = numbers(frame, LEVEL, origin, "rel_level", integer=False).with_columns(pl.col(LEVEL) + 0.0)  # -0.0 is 0
     return Preferences(frame.select(QID, GROUP, JSG, DOCID, LEVEL, ROW), origin)
 
 

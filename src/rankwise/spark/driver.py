@@ -1,5 +1,5 @@
-"""``rankwise.spark.evaluate(qrels_df, run_df, measures, ...)``: :func:`rankwise.evaluate` on Spark DataFrames,
-with the same options, the same result and the same numbers.
+"""The driver of ``rankwise.spark.evaluate(qrels_df, run_df, measures, ...)``: :func:`rankwise.evaluate` on Spark
+DataFrames, with the same options, the same result and the same numbers.
 
 1. **Plan and check** (driver): the plan as locally (:func:`rankwise.pipeline.plan.make_plan`); each DataFrame's
    columns found and their types checked as for a local DataFrame (:func:`rankwise.spark.frames.describe`).
@@ -41,7 +41,8 @@ from ..io.table import DOCID, QID, Kind, Table
 from ..kernels.beyond import refuse_on_chunks
 from ..pipeline.compute import candidate_counts
 from ..pipeline.load import load_or_empty
-from ..pipeline.plan import MeasureLike, make_plan
+from ..pipeline.options import EvaluationOptions
+from ..pipeline.plan import MeasureLike
 from ..pipeline.result import EvaluationResult, assemble
 from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .executor import INEXACT, PAYLOAD, SCHEMA, Task, evaluate_partition
@@ -97,8 +98,8 @@ def evaluate(
     Aggregates are computed from all per-query values in query order, as locally, so they are the local engine's
     bit for bit (a Spark ``avg`` would depend on the partitioning).
     """
-    plan = make_plan(measures, dialect, cutoffs=cutoffs, threshold=threshold, rel_level=rel_level, ties=ties,
-                     queries=queries, depth=depth, scores=scores)  # fmt: skip
+    options = EvaluationOptions.from_arguments(locals())
+    plan = options.plan(measures)
     for name, frame in (("qrels", qrels), ("run", run)):
         if not spark_dataframe(frame):
             raise InputError(f"rankwise.spark.evaluate takes Spark DataFrames; {name} is a {type(frame).__name__} "
@@ -111,17 +112,18 @@ def evaluate(
     sides: dict[str, Side | None] = {}
     empty: dict[str, Table] = {}
     kind: Kind
-    for kind, code, frame, columns in (("qrels", QRELS, qrels, qrels_columns), ("run", RUN, run, run_columns)):
+    for kind, code, frame, columns in (("qrels", QRELS, qrels, options.qrels_columns),
+                                       ("run", RUN, run, options.run_columns)):  # fmt: skip
         try:
             sides[kind] = describe(frame, kind, code, columns, plan.threshold if kind == "qrels" else None)
         except EmptyInputError as exc:
             sides[kind], empty[kind] = None, load_or_empty(plan.dialect, kind, functools.partial(_raise, exc))
-    train_frame = _train_frame(session, train)
+    train_frame = _train_frame(session, options.train)
     train_side = describe_train(train_frame) if train_frame is not None else None
     present = [s for s in (sides["qrels"], sides["run"], train_side) if s is not None]
     common = dict(zip([s.code for s in present], with_common_id_types(present)))
     task = Task(plan, common.get(QRELS), common.get(RUN), common.get(train_side.code) if train_side else None,
-                _catalog(train_frame, train_side, catalog), chunk_rows, max_query_rows)  # fmt: skip
+                _catalog(train_frame, train_side, options.catalog), chunk_rows, max_query_rows)  # fmt: skip
     frames = {"qrels": qrels, "run": run}
     count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
     payloads = _evaluated(task, frames, train_frame, count)
