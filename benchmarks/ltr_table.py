@@ -6,7 +6,7 @@ also the validation set that early stopping watches, so these are not held-out n
 
     python benchmarks/ltr_table.py [--data ../shared/data/lambdarank] [--models lightgbm,mlp-listnet,...]
 
-The whole table takes about 2 to 4 minutes on a 2-core machine; ``tests/test_ltr_readme.py`` reruns the cheap
+The whole table takes about 2 to 4 minutes on a 2-core machine; ``tests/ltr/test_ltr_readme.py`` reruns the cheap
 rows (:data:`CHEAP`) with :func:`measure` and compares them with the README.
 """
 

@@ -104,10 +104,10 @@ def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned = {"trec_eval", "pytrec_eval", "ir_measures", "ranx", "sklearn", "torchmetrics", "lightgbm", "xgboost"}
     pinned |= {"rs_metrics", "spark_mllib", "replay", "recbole", "ms_recommenders", "beta_recsys"}
     pinned |= {"rectools", "daisyrec", "dl_rs_eval", "openrec", "lenskit", "elliot", "neurec", "recsys_pytorch"}
-    pinned |= {"cwl_eval", "compat"}  # tests/test_user_model_measures.py
-    pinned |= {"ndeval"}  # tests/test_intent_aware.py (against pyndeval)
-    pinned |= {"gdeval"}  # tests/test_err.py (against gdeval.pl and ir_measures' gdeval provider)
-    pinned |= {"trectools"}  # tests/test_dialects_trectools.py (against trectools' TrecEval)
+    pinned |= {"cwl_eval", "compat"}  # tests/measures/test_user_model_measures.py
+    pinned |= {"ndeval"}  # tests/measures/test_intent_aware.py (against pyndeval)
+    pinned |= {"gdeval"}  # tests/measures/test_err.py (against gdeval.pl and ir_measures' gdeval provider)
+    pinned |= {"trectools"}  # tests/dialects/test_dialects_trectools.py (against trectools' TrecEval)
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
 
@@ -471,3 +471,14 @@ def test_ms_recommenders_auc_equals_recommenders(seed: int) -> None:
     run = pred.rename(columns={"userID": "user_id", "itemID": "item_id", "prediction": "score"})
     ours = rankwise.evaluate(qrels, run, ["AUC"], dialect="ms_recommenders").aggregate["AUC"]
     assert close(ours, evaluation.auc(truth, pred))
+
+
+def test_every_test_file_a_dialect_names_exists() -> None:
+    """Each dialect says how it is proven (``verified``): the test files it names are there (they follow a move)."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    named = {(d.key, path) for d in DIALECTS for path in re.findall(r"tests/[\w/]+\.py", d.verified)}
+    assert len(named) > 20
+    assert not [(key, path) for key, path in named if not (root / path).is_file()]

@@ -35,7 +35,7 @@ def write(tmp_path: Path, name: str, text: str) -> str:
     [
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 abc t\n", r"run\.txt:2: score 'abc' is not a number"),
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 t\n", r"run\.txt:2: expected 6 columns .* found 5"),
-        # Fields after the tag are ignored, as trec_eval ignores them (tests/test_io_grammar.py), so a run line
+        # Fields after the tag are ignored, as trec_eval ignores them (tests/io/test_io_grammar.py), so a run line
         # with 7 fields is no longer an error; a line with a NUL byte is.
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1.0 t\x00\n", r"run\.txt:2: NUL byte"),
         (

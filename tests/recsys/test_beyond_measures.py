@@ -379,7 +379,7 @@ def test_novelty_and_popularity_equal_sets(train: list[tuple[int, int]], recs: l
 
 # ---------------------------------------------------------------------------------------------------------------
 # ILD, Serendipity, Unexpectedness: equal to rankwise.recsys.beyond per user (which the libraries' own code checks in
-# tests/test_recsys_beyond.py: MS Recommenders, RecTools, RePlay), under the dialects that define them
+# tests/recsys/test_recsys_beyond.py: MS Recommenders, RecTools, RePlay), under the dialects that define them
 
 
 def _features(items: list[str]) -> pl.DataFrame:
@@ -418,7 +418,7 @@ def test_similarity_measures_equal_beyond(case: str) -> None:
 
 
 def test_similarity_measures_by_hand_and_named_inputs(tmp_path: Path) -> None:
-    """The by-hand lists of tests/test_recsys_beyond.py; files through the CLI; each missing input named."""
+    """The by-hand lists of tests/recsys/test_recsys_beyond.py; files through the CLI; each missing input named."""
     result = _evaluate(TRUTH, RECS, ["ILD", "ILD(single=zero)", "Unexpectedness@2"], train=TRAIN,
                        baseline=pl.DataFrame({"user_id": ["u1", "u1", "u2"], "item_id": ["c", "a", "x"],
                                               "score": [2.0, 1.0, 1.0]}))  # fmt: skip

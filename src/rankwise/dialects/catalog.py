@@ -1,6 +1,6 @@
 """The dialect catalog: each library's conventions as data, with the source each binding follows.
 
-To add a dialect: append a :class:`Dialect` here and a test in ``tests/test_dialects.py`` that fails if its
+To add a dialect: append a :class:`Dialect` here and a test in ``tests/dialects/test_dialects.py`` that fails if its
 binding changes (against the real library where it installs, else hand-computed from its source).
 """
 
@@ -31,7 +31,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "10",
         "NIST trec_eval: rankwise's defaults",
         "usnistgov/trec_eval v10: m_*.c, form_res_rels.c (ties: docno descending)",
-        "tests/test_trec_eval_differential.py (via pytrec_eval, float32-representable scores)",
+        "tests/trec_eval/test_trec_eval_differential.py (via pytrec_eval, float32-representable scores)",
     ),
     Dialect(
         "pytrec_eval",
@@ -39,7 +39,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "pytrec-eval-terrier 0.5",
         "trec_eval 9 inside Python: scores stored as float32, old recall rounding for iprec_at_recall",
         "cvangysel/pytrec_eval src/pytrec_eval.cpp (float scores), trec_eval 9 m_iprec_at_recall.c",
-        "tests/test_dialects.py against pytrec-eval-terrier with scores that tie only in float32",
+        "tests/dialects/test_dialects.py against pytrec-eval-terrier with scores that tie only in float32",
         policies={"scores": "float32"},
         bindings={"IPrec": {"round": "v9"}},
     ),
@@ -51,7 +51,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "missing from the run scores 0)",
         "terrierteam/ir_measures ir_measures/providers/pytrec_eval_provider.py (judged queries missing from the run "
         "are filled with 0)",
-        "tests/test_dialects_ir_measures.py against ir_measures 0.4 itself (calc_aggregate and iter_calc)",
+        "tests/dialects/test_dialects_ir_measures.py against ir_measures 0.4 itself (calc_aggregate and iter_calc)",
         policies={"scores": "float32", "queries": "qrels"},
         bindings={"IPrec": {"round": "v9"}},
         empty_input="data",
@@ -70,7 +70,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "max_n = 1000 ranks), ranking.py (unjudged documents gain 0); terrierteam/ir_measures "
         "ir_measures/providers/cwl_eval.py (grades clipped to [min_rel, max_rel] and scaled to [0, 1]; the run sorted "
         "by score, stable)",
-        "tests/test_user_model_measures.py against ir_measures' cwl_eval provider and cwl_eval's own main() per "
+        "tests/measures/test_user_model_measures.py against ir_measures' cwl_eval provider and cwl_eval's own main() "
+        "per "
         "query, on random runs with ties and graded qrels",
         policies={"ties": "input_order", "queries": "qrels"},
         bindings={"RBP": {"gain": "binary", "horizon": 1000}, "AP": {"denom": "hits"}},
@@ -96,7 +97,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "Compat as ir_measures computes it: tied scores by doc id ascending, every judged query scored",
         "terrierteam/ir_measures ir_measures/providers/compat_provider.py (compatibility: the run sorted by docno, "
         "then by score descending, stable; the ideal by grade descending, then by run score)",
-        "tests/test_user_model_measures.py against ir_measures' compat provider per query, on random runs with ties",
+        "tests/measures/test_user_model_measures.py against ir_measures' compat provider per query, on random runs "
+        "with ties",
         policies={"ties": "docno_asc", "queries": "qrels"},
         empty_input="data",
         caveats=(
@@ -111,7 +113,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "0.3",
         "ranx: -l also removes judgments below the level before nDCG; query sets made comparable",
         "AmenRa/ranx ranx/metrics/ndcg.py, ranx/meta/evaluate.py (make_comparable)",
-        "tests/test_dialects.py against ranx on tie-free runs (ranx orders tied scores by an unstable sort)",
+        "tests/dialects/test_dialects.py against ranx on tie-free runs (ranx orders tied scores by an unstable sort)",
         policies={"queries": "qrels"},
         bindings={"nDCG": {"rel": REL_LEVEL}, "DCG": {"rel": REL_LEVEL}, "bpref": {"no_nonrel": "undefined"}},
         empty_input="data",
@@ -132,8 +134,9 @@ DIALECTS: tuple[Dialect, ...] = (
         "average_precision_score: a group of tied scores is one threshold; roc_auc_score: ties count ½",
         "scikit-learn sklearn/metrics/_ranking.py (_tie_averaged_dcg, _ndcg_sample_scores, average_precision_score, "
         "roc_auc_score)",
-        "tests/test_dialects.py against sklearn.metrics ndcg_score, dcg_score, average_precision_score, "
-        "label_ranking_average_precision_score and roc_auc_score with heavy ties; tests/test_sklearn_extras.py "
+        "tests/dialects/test_dialects.py against sklearn.metrics ndcg_score, dcg_score, average_precision_score, "
+        "label_ranking_average_precision_score and roc_auc_score with heavy ties; "
+        "tests/measures/test_sklearn_extras.py "
         "against coverage_error, label_ranking_loss, roc_auc_score(max_fpr) and dcg_score(log_base)",
         policies={"ties": "average"},
         bindings={"nDCG": {"universe": "retrieved"}, "AP": {"precision_at": "tie_end", "universe": "retrieved"}},
@@ -145,7 +148,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "torchmetrics retrieval: only the items passed exist, AP ÷ hits, a document scored <= 0 is never a hit "
         "(AP, P, R, RR), nDCG averages tied scores",
         "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/*.py",
-        "tests/test_dialects.py against torchmetrics.functional.retrieval on tie-free scores (nDCG with ties)",
+        "tests/dialects/test_dialects.py against torchmetrics.functional.retrieval on tie-free scores (nDCG with ties)",
         policies={"ties": "average"},
         bindings={
             "P": {"gate": "positive_score"},
@@ -167,7 +170,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "4.x",
         "LightGBM ndcg@k / map@k: 2^l-1 gains, only the query's rows exist, a query without relevant rows scores 1",
         "microsoft/LightGBM src/metric/rank_metric.hpp, src/metric/dcg_calculator.cpp, src/metric/map_metric.hpp",
-        "tests/test_dialects.py against lightgbm's own ndcg and map metrics (Booster.eval_train on init scores)",
+        "tests/dialects/test_dialects.py against lightgbm's own ndcg and map metrics (Booster.eval_train on init "
+        "scores)",
         policies={"ties": "input_order", "queries": "intersection"},
         bindings={
             "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
@@ -181,7 +185,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "XGBoost ndcg@k / map@k: as LightGBM (2^l-1 gains, only the query's rows, stable order, empty query "
         "= 1); its ndcg@k- / map@k- variants are empty=zero",
         "dmlc/xgboost src/metric/rank_metric.cc, src/common/ranking_utils.h",
-        "tests/test_dialects.py against XGBoost's own ndcg@k, map@k and ndcg@k- (Booster.eval on base margins)",
+        "tests/dialects/test_dialects.py against XGBoost's own ndcg@k, map@k and ndcg@k- (Booster.eval on base "
+        "margins)",
         policies={"ties": "input_order", "queries": "intersection"},
         bindings={
             "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
@@ -195,7 +200,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "rs_metrics: users of the ground truth, lists in the order given, precision ÷ list length (NaN when empty), "
         "binary nDCG",
         "Darel13712/rs_metrics rs_metrics/metrics.py, rs_metrics/parallel.py (user_parallel)",
-        "tests/test_dialects.py against rs_metrics per user (apply_mean=False)",
+        "tests/dialects/test_dialects.py against rs_metrics per user (apply_mean=False)",
         policies={"queries": "qrels", "ties": "input_order"},
         bindings={
             "P": {"denom": "retrieved"},
@@ -219,7 +224,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "Spark RankingMetrics / ml RankingEvaluator: binary nDCG with an ideal of min(k, |labels|), "
         "MAP@k ÷ min(k, |labels|), MAP ÷ |labels|, only users present in both (inner join)",
         "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala",
-        "tests/test_dialects.py against pyspark.ml.evaluation.RankingEvaluator (local Spark)",
+        "tests/dialects/test_dialects.py against pyspark.ml.evaluation.RankingEvaluator (local Spark)",
         policies={"queries": "intersection", "ties": "input_order"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
     ),
@@ -230,7 +235,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "RePlay: users of the ground truth, i.e. with a relevant item (no recommendations = 0), MAP ÷ min(k, r), "
         "binary nDCG, ties by item id descending",
         "sb-ai-lab/RePlay replay/metrics/map.py, ndcg.py, rocauc.py, base_metric.py",
-        "tests/test_dialects_replay.py against replay-rec (0.20-0.22) per user and mean; tests/test_dialects_recsys.py",
+        "tests/dialects/test_dialects_replay.py against replay-rec (0.20-0.22) per user and mean; "
+        "tests/dialects/test_dialects_recsys.py",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC, **REPLAY_BEYOND},
         measure_queries=BEYOND_QUERIES,
@@ -251,7 +257,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "0.11–0.12 (and replay.experimental)",
         "RePlay 0.11–0.12: MAP ÷ k",
         "sb-ai-lab/RePlay replay/metrics/map.py (0.11)",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "tests/dialects/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "k"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
@@ -261,7 +267,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "0.4 (the RecSys'21 paper's version)",
         "RePlay 0.4: MAP ÷ min(k, r) (its docs said 1/K)",
         "sb-ai-lab/RePlay replay/metrics/map.py (0.4)",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "tests/dialects/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
     ),
@@ -271,7 +277,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "1.2",
         "RecBole: test users with a positive item, MAP ÷ min(k, r) (its docs say otherwise), binary nDCG",
         "RUCAIBox/RecBole recbole/evaluator/metrics.py (Precision, MAP, NDCG, MRR, Hit)",
-        "tests/test_dialects_libraries.py against recbole 1.2.1 itself (a second environment with numpy < 1.24) on "
+        "tests/dialects/test_dialects_libraries.py against recbole 1.2.1 itself (a second environment with numpy < "
+        "1.24) on "
         "the ML-100K lists, GAUC included",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"},
@@ -291,7 +298,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "pooled over every judged row",
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (merge_ranking_true_pred, "
         "ndcg_at_k, map_at_k)",
-        "tests/test_dialects.py against recommenders.evaluation.python_evaluation",
+        "tests/dialects/test_dialects.py against recommenders.evaluation.python_evaluation",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC,
                   **MS_BEYOND},
@@ -304,7 +311,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "MS Recommenders up to 1.1: as 1.2 but map_at_k ÷ r, and nDCG over the users in both like the others "
         "(python_evaluation.py:379-382, 579)",
         "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py (1.1)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (python_evaluation.py at 1.1.1)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (python_evaluation.py at 1.1.1)",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC, **MS_BEYOND},
         measure_queries={"AUC": "intersection", **BEYOND_QUERIES},
@@ -317,7 +324,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "(nDCG too), map_at_k ÷ r, truth rows below rating 1 dropped",
         "beta-team/beta-recsys v0.3.3 beta_rec/utils/evaluation.py:491-498 (users), 516-518 (rank), 689 (nDCG over "
         "the common users), 747-752 (MAP ÷ r), 778-782 (nlargest)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Beta-RecSys pins pandas 1.0.3 and "
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Beta-RecSys pins pandas 1.0.3 "
+        "and "
         "does not run on pandas >= 3)",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC},
@@ -337,7 +345,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "r_precision, AP(denom=k) divide_by_k, nDCG(ideal=sorted) divide_by_achievable, F1(beta=...) F1Beta",
         "MobileTeleSystems/RecTools 0.19 rectools/metrics/ranking.py (MAP l.170-287, NDCG l.444-463, MRR l.566), "
         "classification.py (Precision l.288-292, Recall l.315, F1Beta l.373-382, HitRate l.438), base.py:81-103",
-        "tests/test_dialects_libraries.py against rectools itself on the ML-100K lists",
+        "tests/dialects/test_dialects_libraries.py against rectools itself on the ML-100K lists",
         policies={"queries": "relevant"},
         bindings={"nDCG": {"gain": "binary", "ideal": "k_ones"},
                   "ILD": {"kind": "feature_hamming", "single": "zero"},  # IntraListDiversity(Hamming)
@@ -354,7 +362,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "AP ÷ k, MRR sums 1/rank over every hit, ideal DCG from the hits in the cut",
         "AmazingDD/daisyRec 1.x daisy/utils/metrics.py:16-21 (P), 53-74 (MRR), 77-109 (MAP), 126-149 (NDCG), "
         "main.py:295-299 (cut to k)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (DaisyRec 1.x is not on PyPI)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (DaisyRec 1.x is not on PyPI)",
         policies={"queries": "relevant"},
         bindings={
             "AP": {"denom": "k"},
@@ -370,7 +378,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "DaisyRec 2.x: users with a relevant test item (ratings below the threshold are dropped before the split), "
         "P ÷ list length, AP ÷ hits, ideal DCG from the hits in the top k (inflated)",
         "AmazingDD/daisyRec v2.3.0 daisy/utils/metrics.py:148-239, daisy/utils/loader.py:313 (threshold)",
-        "tests/test_dialects_libraries.py against daisyrec 2.3.0 itself on the ML-100K lists",
+        "tests/dialects/test_dialects_libraries.py against daisyrec 2.3.0 itself on the ML-100K lists",
         policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
@@ -386,7 +394,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "recsys-benchmark/DaisyRec-v2.0 (since 2023-06-22)",
         "DaisyRec-v2.0 benchmark line: as DaisyRec 2.x, but MRR sums 1/rank over every hit",
         "recsys-benchmark/DaisyRec-v2.0 daisy/utils/metrics.py:124-136 (MRR, commit d0d4bf6)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
         policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
@@ -404,7 +412,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "P(denom=min_shown_R) is its PRECISION_RECALL_MIN_DEN",
         "MaurizioFD/RecSys2019_DeepLearning_Evaluation Base/Evaluation/metrics.py:65-74 (MAP), 102-118 (ROC_AUC), "
         "136-155 (precision, PRECISION_RECALL_MIN_DEN), 180-209 (NDCG); Evaluator.py:257-263 (F1), 339 (HIT_RATE)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (not on PyPI)",
         policies={"queries": "relevant"},
         bindings={
             "P": {"denom": "retrieved"},
@@ -429,7 +437,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "best rank); AUC counts a tied pair as correctly ordered",
         "ylongqi/openrec openrec/tf2/metrics/ranking_metrics.py:8-25 (AUC, <= at l.18), 28-47 (NDCG: DCG, l.40), "
         "50-69 (recall)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs TensorFlow 2, not installed)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs TensorFlow 2, not "
+        "installed)",
         policies={"queries": "relevant"},
         bindings={
             "nDCG": {"gain": "binary", "ideal": "none", "rank": "optimistic"},
@@ -452,7 +461,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "not cut at k; AUC counts a tied negative as correctly ordered",
         "ylongqi/openrec openrec/tf1/utils/evaluators/eval_manager.py:9-25 (ranks), auc.py:12, precision.py:16-19, "
         "recall.py:16-19, ndcg.py:16-25",
-        "tests/test_dialects_libraries.py against openrec 0.3.0's own tf1 evaluator files on the ML-100K lists "
+        "tests/dialects/test_dialects_libraries.py against openrec 0.3.0's own tf1 evaluator files on the ML-100K "
+        "lists "
         "(loaded without TensorFlow, which they do not use)",
         policies={"queries": "relevant"},
         bindings={
@@ -472,7 +482,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "min(|test|, k), AP ÷ min(|test|, |list|), binary nDCG with discount 1/log2(max(i,2))",
         "lenskit/lkpy v2025.8.0 src/lenskit/metrics/ranking/_pr.py:36-70, _map.py:28-43, _dcg.py:95-122, "
         "_weighting.py:118-122; metrics/bulk.py:90-95 and _base.py:113 (list_summary fills NaN with 0)",
-        "tests/test_dialects_libraries.py against lenskit 2025.8 itself on the ML-100K lists",
+        "tests/dialects/test_dialects_libraries.py against lenskit 2025.8 itself on the ML-100K lists",
         policies={"queries": "run"},
         bindings={
             "P": {"denom": "retrieved"},
@@ -495,7 +505,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "sisinflab/elliot v0.3.1 elliot/evaluation/metrics/accuracy/ (map/map.py:61-80, ndcg/ndcg.py:75-103, "
         "AUC/auc.py:78-89, AUC/gauc.py:73-94, AUC/lauc.py:58-87), elliot/evaluation/relevance/relevance.py:80-87, "
         "evaluator.py:65-69 (num_items = items in training)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Elliot is not on PyPI)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (Elliot is not on PyPI)",
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={
             "AP": {"denom": "k", "precisions": "every"},
@@ -526,7 +536,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "NeuRec with its C++ evaluator: AP ÷ min(k, R), binary nDCG, every user with a test item averaged",
         "wubinzzu/NeuRec evaluator/backend/__init__.py:1-6 (C++ first), backend/cpp/include/metric.h:17-109 "
         "(AP l.46-65)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs its compiled extension)",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists (needs its compiled extension)",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}},
         caveats=("ties: the C++ evaluator ranks with std::partial_sort_copy (evaluate.h:38-42): the order of equal "
@@ -539,7 +549,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "NeuRec's Python evaluator: AP ÷ Σ_{i≤k} min(i, R) (a cumulative sum slip), binary nDCG, ties to the higher "
         "item index",
         "wubinzzu/NeuRec evaluator/backend/python/metric.py:20-64 (MAP l.34-41), util/tool.py:149-151 (ranking)",
-        "tests/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
+        "tests/dialects/test_dialects_pinned.py: formulas pinned on the ML-100K lists",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "neurec"}, "nDCG": {"gain": "binary"}},
         known_bugs=(
@@ -556,7 +566,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "NeuRec 1.0.0: AP ÷ min(|list|, R), binary nDCG with an ideal over every test item (not cut at k), MRR 1 only "
         "when the first item is relevant",
         "neurec 1.0.0 neurec/evaluation/foldout/ (MAP.py:1-12, NDCG.py:2-17, MRR.py:1-7, FoldOutEvaluate.py:31-75)",
-        "tests/test_dialects_libraries.py against neurec 1.0.0's own metric files on the ML-100K lists",
+        "tests/dialects/test_dialects_libraries.py against neurec 1.0.0's own metric files on the ML-100K lists",
         policies={"queries": "relevant"},
         bindings={
             "AP": {"denom": "min_shown_R"},
@@ -575,7 +585,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "RecSys_PyTorch holdout evaluation: P ÷ k, recall ÷ |T|, binary nDCG with ideal min(|T|, k), every user "
         "with a test row averaged",
         "yoongi0428/RecSys_PyTorch evaluation/backend/python/holdout.py, cython/include/holdout.h",
-        "tests/test_dialects_recsys.py, hand-computed from the source",
+        "tests/dialects/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "qrels"},
         bindings={"nDCG": {"gain": "binary", "empty": "skip"}, "R": {"empty": "skip"}, "P": {"empty": "skip"}},
         known_bugs=(
@@ -594,7 +604,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "ndeval.c 4.5: computeDCG and computeERR normalise from rank 2 on, renormalize divides NRBP by the ideal's "
         "even when both are 0, idealResult breaks ties toward the larger docno; terrierteam/pyndeval "
         "pyndeval/__init__.py _coerce_run_iter (a run sorted by score, then docno ascending)",
-        "tests/test_intent_aware.py against pyndeval 0.0.8 per query, on random runs with ties",
+        "tests/measures/test_intent_aware.py against pyndeval 0.0.8 per query, on random runs with ties",
         policies={"ties": "docno_asc"},
         bindings={"alpha-DCG": {"norm_at_1": "no"}, "ERR-IA": {"norm_at_1": "no"}, "nNRBP": {"no_subtopics": "skip"}},
         known_bugs=(
@@ -619,7 +629,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "rankwise's default tie order), dcg() ((2^g − 1) / log(i + 2) over the ranking, and over the judgments > 0 "
         "sorted by grade for the ideal, both cut at k), err() (MAX_JUDGMENT = 4), topicDone (prints a topic only "
         "when it has a judgment > 0, $seen; the original script's amean divides by those topics)",
-        "tests/test_err.py against gdeval.pl run by Perl per query (the queries it prints, their mean) and against "
+        "tests/measures/test_err.py against gdeval.pl run by Perl per query (the queries it prints, their mean) and "
+        "against "
         "ir_measures' gdeval provider, on random runs with ties, negative grades, unjudged documents and queries "
         "missing on either side",
         policies={"queries": "common_relevant"},
@@ -644,7 +655,8 @@ DIALECTS: tuple[Dialect, ...] = (
         "qrels' queries; trec_eval=True sorts by score, then docid descending; get_rbp(p=0.8, "
         "binary_topical_relevance=True); trec_qrel.py read_qrel drops grades < 0; trec_run.py read_run sorts by "
         "score, then docid ascending",
-        "tests/test_dialects_trectools.py against TrecEval on TREC files, per query and in aggregate, on random runs "
+        "tests/dialects/test_dialects_trectools.py against TrecEval on TREC files, per query and in aggregate, on "
+        "random runs "
         "with ties, negative grades, unjudged documents and queries missing on either side; and against "
         "ir_measures' trectools provider",
         policies={"queries": "run"},

@@ -2,7 +2,7 @@
  *
  * Plain C over buffers (the buffer protocol, no numpy headers): Python allocates every output, these functions
  * fill them with the GIL released. rankwise/rowops.py holds the numpy version of each function, which defines
- * what they compute; tests/test_rowops.py checks that both agree.
+ * what they compute; tests/engine/test_rowops.py checks that both agree.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>

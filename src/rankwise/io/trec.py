@@ -10,7 +10,7 @@ leading and trailing whitespace is ignored; blank lines and lines whose first fi
 skipped. A NUL byte anywhere is an error (trec_eval, being C, would end a field there), and so is a data line
 that is not UTF-8. A UTF-8 byte order mark at the start of the file is dropped; ``.gz`` files are decompressed.
 
-Two readers give the same answer on every input (tests/test_io_grammar.py fuzzes this). The fast reader hands
+Two readers give the same answer on every input (tests/io/test_io_grammar.py fuzzes this). The fast reader hands
 the bytes to polars' CSV reader with a single-byte separator; it is taken only when the file cannot hold
 anything but that separator between fields (no other whitespace byte but the ``\\r`` of ``\\r\\n``), and any
 empty field (two separators in a row, a leading one, a blank line), short or long row or bad value sends the

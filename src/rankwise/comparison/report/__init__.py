@@ -1,5 +1,5 @@
-"""Reports of a :class:`rankwise.compare.Comparison`: a terminal table, Markdown, LaTeX (booktabs), CSV and JSON of
-every number, and a self-contained HTML page with plots (matplotlib: ``pip install '.[report]'``)."""
+"""Reports of a :class:`rankwise.comparison.systems.Comparison`: a terminal table, Markdown, LaTeX (booktabs), CSV
+and JSON of every number, and a self-contained HTML page with plots (matplotlib: ``pip install '.[report]'``)."""
 
 from __future__ import annotations
 
