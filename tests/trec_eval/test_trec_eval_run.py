@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_trec_eval_cli import rankwise_trec_eval
 
+from conftest import run_cli
 from rankwise.errors import InputError, RankwiseError
 from rankwise.io.table import Table
 from rankwise.trec_eval.judgment_groups import JudgmentGroups
@@ -17,7 +18,7 @@ from rankwise.trec_eval.options import TrecEvalOptions, parse_options
 from rankwise.trec_eval.prefs import Preferences
 from rankwise.trec_eval.run import TrecEvalRun, load_judgments, read_zscores, run_trec_eval
 
-QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
+QRELS = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\nq4 0 z 1\n"  # q4 judged, not run: trec_eval 10 would stop
 RUN = "q1 Q0 a 1 2.0 r\nq1 Q0 b 2 1.0 r\nq2 Q0 x 1 1.0 r\nq3 Q0 y 1 1.0 r\n"
 
 
@@ -66,7 +67,26 @@ def test_a_run_gives_its_output_and_its_notes(tmp_path):
     assert isinstance(done, TrecEvalRun)
     code, out, err = rankwise_trec_eval("-q", "-m", "P.1", *files)
     assert code == 0 and done.text == out
-    assert err == "".join(f"rankwise: note: {note}\n" for note in done.notes) and done.notes
+    assert err == "".join(f"rankwise: note: {note}\n" for note in done.notes)
+    assert len(done.notes) == 1 and "q4" in done.notes[0] and "missing from the run" in done.notes[0]
+
+
+def test_input_trec_eval_evaluates_gives_no_note(tmp_path):
+    """On stderr the drop-in prints what trec_eval prints: nothing, for an ordinary run — here 100 documents per query
+    with every relevant one among them (which ``rankwise evaluate`` notes as possibly sampled candidates), a run query
+    without judgments, a judged query without a relevant document, a depth cut, -c and -J."""
+    qrels = "".join(f"q{q} 0 d{q}_{d} {int(d < 3)}\n" for q in range(3) for d in range(5)) + "q9 0 x 0\n"
+    run = "".join(f"q{q} Q0 d{q}_{d} {d + 1} {100 - d} r\n" for q in (*range(3), 5) for d in range(100))
+    run += "".join(f"q9 Q0 y{d} {d + 1} {100 - d} r\n" for d in range(100))  # q9: judged, nothing relevant
+    files = _file(tmp_path, qrels), _file(tmp_path, run, "run")
+    for options in ([], ["-q", "-M", "50"], ["-m", "all_trec"], ["-c", "-J"]):
+        code, out, err = rankwise_trec_eval(*options, *files)
+        assert code == 0 and out and err == "", (options, err)
+    ordinary = [line for line in run.splitlines(keepends=True) if line[:2] in ("q0", "q1", "q2")]
+    judged = qrels.replace("q9 0 x 0\n", "")
+    plain = _file(tmp_path, judged, "plain_qrels"), _file(tmp_path, "".join(ordinary), "plain_run")
+    assert "sampled candidates?" in run_cli("evaluate", *plain)[2]  # rankwise evaluate notes it
+    assert rankwise_trec_eval(*plain)[2] == ""
 
 
 def test_the_notes_known_before_an_error_are_kept(tmp_path):

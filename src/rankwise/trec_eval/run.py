@@ -38,8 +38,11 @@ _NO_QUERY = "trec_eval: No queries with both results and relevance info"
 
 @dataclass(frozen=True)
 class TrecEvalRun:
-    """What :func:`run_trec_eval` gives: the text trec_eval prints, and rankwise's notes on the evaluation (one
-    line each, shown before the text: measures left out, queries not evaluated, undefined values)."""
+    """What :func:`run_trec_eval` gives: the text trec_eval prints, and the notes where rankwise departs from
+    trec_eval (one line each, shown on stderr before the text): measures rankwise leaves out, and judged queries
+    missing from the run, on which trec_eval 10 stops. On input trec_eval evaluates, there is none: like trec_eval,
+    the drop-in says nothing of run queries without judgments, depth cuts, undefined values (printed ``-nan`` as
+    trec_eval prints them) or rankings that look like sampled candidates."""
 
     text: str
     notes: tuple[str, ...]
@@ -81,7 +84,7 @@ def run_trec_eval(options: TrecEvalOptions, notes: list[str] | None = None) -> T
         raise
     if options.judged_only and not options.complete:
         result = _judged_only_accounting(result, evaluated)
-    notes.extend(_notes(result))
+    notes.extend(_departures(result))
     strings = relstrings(qrels, run, result, lines, policies)
     zscores = read_zscores(options.zscores) if options.zscores else None
     placeholder = np.array([q in placeholders for q in result.query_ids]) if options.complete else None
@@ -166,12 +169,13 @@ def _judged_only_accounting(result: EvaluationResult, evaluated: set[str]) -> Ev
     return dataclasses.replace(result, accounting=accounting, caveats=caveats)
 
 
-def _notes(result: EvaluationResult) -> list[str]:
-    """The evaluation's notes, where an undefined value (trec_eval's 0/0) is printed, not left out of a mean."""
-    notes = dataclasses.replace(result, undefined={}).notes()
-    queries = counted(len(result.query_ids), "query", "queries")
-    return notes + [f"{key}: undefined (0/0) for {count} of {queries}: printed -nan, its mean too, as trec_eval "
-                    "prints them" for key, count in result.undefined.items() if count]  # fmt: skip
+def _departures(result: EvaluationResult) -> list[str]:
+    """The evaluation's notes on what trec_eval would not have done: judged queries missing from the run (trec_eval 10
+    exits with status 4 at the first, rankwise evaluates the others). Every other note of :meth:`EvaluationResult.notes`
+    is about something trec_eval does silently, and is not shown."""
+    accounting = dataclasses.replace(result.accounting, run_only=(), scored_empty=(), unjudged_evaluated=(),
+                                     no_relevant=(), truncated_rows=0, removed_unjudged=0)  # fmt: skip
+    return dataclasses.replace(result, accounting=accounting, caveats=(), undefined={}).notes()
 
 
 __all__ = ["TrecEvalRun", "load_judgments", "read_zscores", "run_trec_eval"]
