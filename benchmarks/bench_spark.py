@@ -84,12 +84,12 @@ class Tool:
     needs: str | None = None
 
 
-def rankwise_tool(dialect: str, measures: tuple[str, ...]) -> Callable[[Data], Values]:
+def rankwise_tool(dialect: str, measures: tuple[str, ...], **options: Any) -> Callable[[Data], Values]:
     def run(data: Data) -> Values:
         import rankwise.spark
 
         result = rankwise.spark.evaluate(data.truth, data.recs, list(measures), dialect=dialect,
-                                         partitions=data.partitions)  # fmt: skip
+                                         partitions=data.partitions, **options)  # fmt: skip
         return dict(result.aggregate)
 
     return run
@@ -145,7 +145,9 @@ TOOLS = (
     Tool("rankwise", "rankwise.spark, nDCG AP RR HitRate P R, dialect replay", "replay",
          rankwise_tool("replay", ALL_MEASURES)),
     Tool("rankwise-ndcg", "rankwise.spark, nDCG alone, dialect spark_mllib", "spark_mllib",
-         rankwise_tool("spark_mllib", (f"nDCG@{K}",))),
+         # spark_mllib breaks ties in row order, which a Spark DataFrame lacks: the prediction arrays below order
+         # tied scores by item id (sort_array), and so does ties="docno_asc"
+         rankwise_tool("spark_mllib", (f"nDCG@{K}",), ties="docno_asc")),
     Tool("ranking-evaluator", "Spark MLlib RankingEvaluator ndcgAtK (arrays prepared and cached)", "spark_mllib",
          ranking_evaluator),
     Tool("replay", "RePlay Spark path, NDCG alone", "replay", replay_ndcg, "replay"),

@@ -187,6 +187,7 @@ RANX_METRICS = {
     "ndcg@5": "nDCG@5", "ndcg": "nDCG", "ndcg_burges@10": "nDCG(gain=exp2)@10", "dcg@5": "DCG@5",
     "map@5": "AP@5", "map": "AP", "precision@5": "P@5", "recall@5": "R@5", "f1@5": "F1@5", "mrr": "RR",
     "mrr@3": "RR@3", "hit_rate@5": "HitRate@5", "hits@5": "NumRelRet@5", "r-precision": "Rprec", "bpref": "bpref",
+    "precision": "SetP",  # uncut: hits ÷ |run| (ranx/metrics/precision.py:12-17)
 }  # fmt: skip
 
 
@@ -233,6 +234,18 @@ def test_ranx_scores_an_empty_ranking_zero() -> None:
     theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["precision@5", "ndcg@10", "map"], make_comparable=True)
     ours = rankwise.evaluate(qrels, run, ["P@5", "nDCG@10", "AP"], dialect="ranx").aggregate
     assert ours == pytest.approx({"P@5": theirs["precision@5"], "nDCG@10": theirs["ndcg@10"], "AP": theirs["map"]})
+    # uncut precision (ranx/metrics/precision.py:12-17): hits in the whole run ÷ its length, an empty run 0: SetP
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}, "q2": {"c": 1}, "q3": {"x": 1}, "q4": {"a": 1}}
+    run = {"q1": {"a": 0.5, "z": 0.9, "y": 0.1, "b": 0.3, "c": 0.2, "w": 0.05}, "q2": {}, "q4": {"n": 0.3}}
+    for level in (1, 2):  # q1's run is longer than its judgments; q2's is empty; q3 is missing from the run
+        suffix = "" if level == 1 else f"-l{level}"
+        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), "precision" + suffix, make_comparable=True,
+                               return_mean=False)  # fmt: skip
+        uncut = rankwise.evaluate(qrels, run, ["SetP"], dialect="ranx", rel_level=level)
+        assert {q: v["SetP"] for q, v in uncut.per_query.items()} == pytest.approx(
+            dict(zip(ranx.Qrels(qrels).keys(), map(float, theirs)))
+        )
+        assert {q: v["SetP"] for q, v in uncut.per_query.items()} == {"q1": 2 / 6 / level, "q2": 0, "q3": 0, "q4": 0}
     # a run with no rows at all: ranx raises (its #67); rankwise says what it did
     empty = rankwise.evaluate(qrels, {}, ["P@5"], dialect="ranx")
     assert empty.aggregate["P@5"] == 0.0 and any("run has no rows" in note for note in empty.notes())

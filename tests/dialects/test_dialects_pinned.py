@@ -112,6 +112,12 @@ def shuffled_scores(model: str) -> pl.DataFrame:
 
 
 @functools.cache
+def listed_scores(model: str) -> pl.DataFrame:
+    """The lists' rows with their scores, user after user in rank order (ties by item id ascending)."""
+    return lists(model).recs.sort("user_id", "rank").select("user_id", "item_id", "score")
+
+
+@functools.cache
 def full_ranking(model: str) -> pl.DataFrame:
     """Every candidate ranked as the lists are (score descending, ties by item id ascending): user, item, rank."""
     return (
@@ -167,11 +173,14 @@ def at(*names: str) -> tuple[str, ...]:
 def ours(dialect: str, model: str, measures: tuple[str, ...], run: str = "ranked") -> rankwise.EvaluationResult:
     """rankwise on the full truth table with threshold=4. ``run``: "ranked" (the lists' rank column), "full"
     (every candidate ranked as the lists are, plus ``train=`` for Elliot's AUC family), "scores" (every
-    candidate's score), "shuffled" (every candidate's score, rows shuffled: input order decides ties)."""
+    candidate's score), "shuffled" (every candidate's score, rows shuffled: input order decides ties), "listed" (the
+    lists' 20 rows per user with their scores, in rank order: input order decides ties)."""
     lst = lists(model)
     kwargs = {}
     if run == "ranked":
         frame = lst.recs.select("user_id", "item_id", "rank")
+    elif run == "listed":
+        frame = listed_scores(model)
     elif run == "full":
         frame, kwargs = full_ranking(model), {"train": lst.train}
     elif run == "scores":
@@ -330,6 +339,76 @@ def top_k_in_input_order(rows: list[tuple[str, float]], k: int) -> list[str]:
     return [item for item, _ in sorted(rows, key=lambda row: -row[1])[:k]]
 
 
+def numpy_quicksort_argsort(values: list[float]) -> list[int]:
+    """np.argsort(values, kind="quicksort") as numpy <= 1.24 computes it (numpy/core/src/npysort/quicksort.cpp
+    aquicksort_): median-of-3 partitions while a part has more than 16 entries, then insertion sort; not stable.
+    (Its heapsort fallback past a depth of 2·log2(n) partitions is left out: never reached by a 20-row list.) Equal
+    to numpy 1.23.5's argsort on 20,000 random arrays of 1-200 heavily tied values (checked in the reference env)."""
+    v, t = values, list(range(len(values)))
+    stack: list[tuple[int, int]] = []
+    pl, pr = 0, len(v) - 1
+    while True:
+        while pr - pl > 15:  # SMALL_QUICKSORT
+            pm = pl + ((pr - pl) >> 1)
+            if v[t[pm]] < v[t[pl]]:
+                t[pm], t[pl] = t[pl], t[pm]
+            if v[t[pr]] < v[t[pm]]:
+                t[pr], t[pm] = t[pm], t[pr]
+            if v[t[pm]] < v[t[pl]]:
+                t[pm], t[pl] = t[pl], t[pm]
+            pivot, pi, pj = v[t[pm]], pl, pr - 1
+            t[pm], t[pj] = t[pj], t[pm]
+            while True:
+                pi += 1
+                while v[t[pi]] < pivot:
+                    pi += 1
+                pj -= 1
+                while pivot < v[t[pj]]:
+                    pj -= 1
+                if pi >= pj:
+                    break
+                t[pi], t[pj] = t[pj], t[pi]
+            t[pi], t[pr - 1] = t[pr - 1], t[pi]
+            if pi - pl < pr - pi:  # the larger part waits on the stack
+                stack.append((pi + 1, pr))
+                pr = pi - 1
+            else:
+                stack.append((pl, pi - 1))
+                pl = pi + 1
+        for pi in range(pl + 1, pr + 1):  # insertion sort
+            vi, pj = t[pi], pi
+            while pj > pl and v[vi] < v[t[pj - 1]]:
+                t[pj] = t[pj - 1]
+                pj -= 1
+            t[pj] = vi
+        if not stack:
+            return t
+        pl, pr = stack.pop()
+
+
+def beta_top_k(rows: list[tuple[str, float]], k: int) -> list[str]:
+    # Beta: groupby.apply(lambda x: x.nlargest(k, col)) (evaluation.py:778-782). With more rows than k pandas
+    # takes its fast path (a stable mergesort of the candidates): ties in input order. With at most k rows (a
+    # top-k list scored at its own k) it takes its slow path (pandas 1.0.3 SelectNSeries.compute,
+    # ``dropped[::-1].sort_values(ascending=False)``; pandas 2.0 the same through nargsort): the rows reversed,
+    # numpy's default (quick)sort ascending, the result reversed. That sort is not stable (lists of more than 16
+    # rows are partitioned), so ties come out in quicksort's order. rank(method="first") (l.516-518) then numbers
+    # the rows in that order.
+    if len(rows) > k:
+        return top_k_in_input_order(rows, k)
+    backwards = rows[::-1]
+    return [backwards[i][0] for i in reversed(numpy_quicksort_argsort([score for _, score in backwards]))][:k]
+
+
+def test_numpy_quicksort_reorders_ties_of_more_than_16_rows() -> None:
+    assert numpy_quicksort_argsort([3.0, 1.0, 2.0]) == [1, 2, 0]
+    assert numpy_quicksort_argsort([1.0] * 16) == list(range(16))  # insertion sort only: stable
+    tied = numpy_quicksort_argsort([1.0] * 20)
+    assert sorted(tied) == list(range(20)) and tied != list(range(20))  # partitioned: not stable
+    rows = [(f"i{n}", float(20 - n)) for n in range(20)]  # distinct scores: the order is the scores'
+    assert beta_top_k(rows, 20) == [item for item, _ in rows] == beta_top_k([*rows, ("x", 0.0)], 20)
+
+
 def ms_precision(hit: int, k: int) -> float:  # Beta evaluation.py:583; MS python_evaluation.py:469
     return hit / k
 
@@ -360,7 +439,8 @@ def pooled_roc_auc(labels: list[int], scores: list[float]) -> float:
     return float((below.sum() + 0.5 * ties.sum()) / (len(pos) * len(neg)))
 
 
-def ms_family_theirs(model: str, beta: bool) -> Theirs:
+def ms_family_theirs(model: str, beta: bool, run: str = "shuffled") -> Theirs:
+    """``run``: "shuffled" (every candidate's score, rows shuffled) or "listed" (the 20-row lists in rank order)."""
     d = data(model)
     if beta:
         # truth rows with binarised ratings; l.492 keeps rating >= 1: the relevant rows
@@ -370,14 +450,16 @@ def ms_family_theirs(model: str, beta: bool) -> Theirs:
     else:
         truth = d.relevant  # MS Recommenders counts every truth row: it is given the relevant rows
     rows: dict[str, list[tuple[str, float]]] = {}
-    for user, item, score in d.shuffled:  # the prediction rows in their (shuffled) input order
+    given = d.shuffled if run == "shuffled" else listed_scores(model).iter_rows()
+    for user, item, score in given:  # the prediction rows in their input order
         rows.setdefault(user, []).append((item, score))
+    scored = {u: dict(items) for u, items in rows.items()}
     common = sorted(set(truth) & set(rows), key=int)  # Beta l.495-498, MS l.379-382
     out: Theirs = {}
     for k in KS:
         per: dict[str, dict[str, float]] = {"P": {}, "R": {}, "nDCG": {}, "AP": {}}
         for u in common:
-            top = top_k_in_input_order(rows[u], k)
+            top = beta_top_k(rows[u], k) if beta else top_k_in_input_order(rows[u], k)
             hit_ranks = [rank for rank, item in enumerate(top, start=1) if item in truth[u]]
             actual = len(truth[u])
             per["P"][u] = ms_precision(len(hit_ranks), k)
@@ -392,9 +474,9 @@ def ms_family_theirs(model: str, beta: bool) -> Theirs:
     labels, scores = [], []
     for u, items in d.ratings.items():
         for item, rating in items.items():
-            if item in d.scores[u]:
+            if item in scored.get(u, {}):
                 labels.append(1 if rating >= THRESHOLD else 0)
-                scores.append(d.scores[u][item])
+                scores.append(scored[u][item])
     out["AUC"] = (None, pooled_roc_auc(labels, scores))
     return out
 
@@ -405,6 +487,11 @@ MS_MEASURES = (*at("P", "R", "nDCG", "AP"), "AUC")
 @functools.cache
 def beta_theirs(model: str) -> Theirs:
     return ms_family_theirs(model, beta=True)
+
+
+@functools.cache
+def beta_listed_theirs(model: str) -> Theirs:
+    return ms_family_theirs(model, beta=True, run="listed")
 
 
 @functools.cache
@@ -1038,6 +1125,13 @@ TF2_EXP = (
     "formulas on the scores as given agree: 'openrec@tf2 (no exp)')"
 )
 
+BETA_SLOW_PATH = (
+    "a user with at most k rows (the 20-row lists at k = 20) goes through pandas nlargest's slow path, numpy's "
+    "unstable quicksort (beta_top_k): user 533's tied items 125 (relevant) and 238 (both 208) come out 238 first, "
+    "so 125 has rank 11, not 10; rankwise keeps the input order (the dialect's caveat): it would need a tie policy "
+    "that replays numpy <= 1.24's introsort"
+)
+
 PINNED: dict[str, Pinned] = {
     "elliot": Pinned("elliot", (*at(*ELLIOT_LIST), *ELLIOT_FULL), elliot_theirs, elliot_ours),
     "beta_recsys": Pinned(
@@ -1045,6 +1139,13 @@ PINNED: dict[str, Pinned] = {
         MS_MEASURES,
         beta_theirs,
         run_of("beta_recsys", MS_MEASURES, "shuffled"),
+    ),
+    "beta_recsys (lists)": Pinned(
+        "beta_recsys",
+        MS_MEASURES,
+        beta_listed_theirs,
+        run_of("beta_recsys", MS_MEASURES, "listed"),
+        {(measure, "popularity", None): BETA_SLOW_PATH for measure in ("nDCG@20", "AP@20")},
     ),
     "ms_recommenders@1.1": Pinned(
         "ms_recommenders@1.1",
@@ -1101,7 +1202,8 @@ def same(a: float | None, b: float | None) -> bool:
 
 def has_per_user(label: str, measure: str) -> bool:
     """Whether the library has per-user values for this measure (not for pooled AUCs or DL-RS-Eval's F1)."""
-    return not (measure == "AUC(mean=pooled)" or (label in ("beta_recsys", "ms_recommenders@1.1") and measure == "AUC")
+    pooled = label.startswith(("beta_recsys", "ms_recommenders@1.1")) and measure == "AUC"
+    return not (measure == "AUC(mean=pooled)" or pooled
                 or (label == "dl_rs_eval" and measure.startswith("F1")))  # fmt: skip
 
 

@@ -45,7 +45,7 @@ def _keywords(function: Callable[..., Any]) -> dict[str, inspect.Parameter]:
     return {name: p for name, p in inspect.signature(function).parameters.items() if p.kind is p.KEYWORD_ONLY}
 
 
-OWN = {"compare_dialects": {"dialects"}, "spark": {"partitions", "chunk_rows", "max_query_rows"}}
+OWN = {"compare_dialects": {"dialects"}, "spark": {"partitions", "chunk_rows", "max_query_rows", "order_column"}}
 """The keywords that are a function's own, not evaluation options."""
 
 

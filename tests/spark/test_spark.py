@@ -1,6 +1,7 @@
 """rankwise.spark: Spark DataFrames evaluated on ``local[2]`` give the local engine's result — per-query values,
 query order, aggregates (bit for bit), notes and errors — under every dialect, on random data with ties and on
-MovieLens-100K, with 1, 2 and 7 partitions.
+MovieLens-100K, with 1, 2 and 7 partitions. Where ties are broken in row order (``ties=input_order``), which a Spark
+DataFrame does not have, the run's rows are given their order as ``order_column`` (see test_spark_row_order.py).
 
 One SparkSession for the module; the tests skip, saying why, without pyspark or a Java runtime. The reordering
 that makes the aggregates exact is also checked without Spark (:func:`test_chunks_in_any_order_aggregate_exactly`).
@@ -19,6 +20,8 @@ import pytest
 
 from rankwise.dialects import DIALECTS
 from rankwise.io.table import QID
+from rankwise.pipeline.plan import make_plan
+from rankwise.policies import TiePolicy
 from recsys_lists import lists, skip_without_data
 from spark_checks import on_both_engines, same_result, spark_frame
 
@@ -53,6 +56,23 @@ def _random(seed: int, *, int_ids: bool = False) -> tuple[pl.DataFrame, pl.DataF
     return ids(qrels, "relevance"), ids(run, "score")
 
 
+def in_order_on_both_engines(spark: Any, qrels: pl.DataFrame, run: pl.DataFrame, measures: list[str], partitions: int,
+                             train: pl.DataFrame | None = None, **options: Any) -> None:  # fmt: skip
+    """:func:`spark_checks.on_both_engines`; where ties are broken in row order, the Spark run carries its row
+    numbers as ``order_column="pos"`` (without it, the evaluation is refused)."""
+    import rankwise.spark
+
+    plan = make_plan(measures, options.get("dialect"), ties=options.get("ties"))
+    if plan.policies.ties is not TiePolicy.INPUT_ORDER:
+        on_both_engines(spark, qrels, run, measures, partitions, train=train, **options)
+        return
+    numbered = run.with_columns(pl.int_range(pl.len()).alias("pos"))
+    ours = rankwise.spark.evaluate(spark_frame(spark, qrels), spark_frame(spark, numbered), measures,
+                                   train=spark_frame(spark, train) if train is not None else None,
+                                   partitions=partitions, chunk_rows=97, order_column="pos", **options)  # fmt: skip
+    same_result(ours, rankwise.evaluate(qrels, run, measures, train=train, **options))
+
+
 @pytest.mark.parametrize("dialect", [None, *DIALECT_KEYS])
 def test_every_dialect_equals_the_local_engine(spark: Any, dialect: str | None) -> None:
     """Random data with ties; the partition count cycles through 1, 2 and 7 over the dialects."""
@@ -60,7 +80,8 @@ def test_every_dialect_equals_the_local_engine(spark: Any, dialect: str | None) 
     qrels, run = _random(index)
     train = pl.DataFrame({"user_id": ["q0", "q5"], "item_id": ["none", "d1"]})
     measures = MEASURES if dialect is None else DIALECT_MEASURES
-    on_both_engines(spark, qrels, run, measures, PARTITIONS[index % 3], train=train, catalog=999, dialect=dialect)
+    in_order_on_both_engines(spark, qrels, run, measures, PARTITIONS[index % 3], train=train, catalog=999,
+                             dialect=dialect)  # fmt: skip
 
 
 @pytest.mark.parametrize("partitions", PARTITIONS)
@@ -77,7 +98,7 @@ def test_partitions_do_not_change_a_value(spark: Any, partitions: int) -> None:
 def test_policies(spark: Any, partitions: int, options: dict) -> None:
     qrels, run = _random(7)
     measures = ["P", "nDCG", "AP", "RR"] if "cutoffs" in options else MEASURES
-    on_both_engines(spark, qrels, run, measures, partitions, **options)
+    in_order_on_both_engines(spark, qrels, run, measures, partitions, **options)
 
 
 @pytest.mark.parametrize("dialect", [None, *DIALECT_KEYS])
@@ -89,7 +110,8 @@ def test_movielens_100k(spark: Any, dialect: str | None) -> None:
     index = ([None, *DIALECT_KEYS]).index(dialect)
     run, train = data.recs.select("user_id", "item_id", "score"), data.train.select("user_id", "item_id")
     measures = ["nDCG@10", "AP@10", "P@10", "R@10", "RR@10", "HitRate@10", "AUC@20", "AUC"]
-    on_both_engines(spark, data.truth, run, measures, PARTITIONS[index % 3], train=train, threshold=4, dialect=dialect)
+    in_order_on_both_engines(spark, data.truth, run, measures, PARTITIONS[index % 3], train=train, threshold=4,
+                             dialect=dialect)  # fmt: skip
 
 
 @pytest.mark.parametrize(("grade_type", "score_type"), [

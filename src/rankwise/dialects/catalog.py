@@ -111,8 +111,9 @@ DIALECTS: tuple[Dialect, ...] = (
         "ranx",
         ("0.3",),
         "0.3",
-        "ranx: -l also removes judgments below the level before nDCG; query sets made comparable",
-        "AmenRa/ranx ranx/metrics/ndcg.py, ranx/meta/evaluate.py (make_comparable)",
+        "ranx: -l also removes judgments below the level before nDCG; query sets made comparable; its precision "
+        "without a cutoff (hits ÷ |run|, an empty run 0) is SetP",
+        "AmenRa/ranx ranx/metrics/ndcg.py, ranx/metrics/precision.py:12-17, ranx/meta/evaluate.py (make_comparable)",
         "tests/dialects/test_dialects.py against ranx on tie-free runs (ranx orders tied scores by an unstable sort)",
         policies={"queries": "qrels"},
         bindings={"nDCG": {"rel": REL_LEVEL}, "DCG": {"rel": REL_LEVEL}, "bpref": {"no_nonrel": "undefined"}},
@@ -332,8 +333,11 @@ DIALECTS: tuple[Dialect, ...] = (
         measure_queries={"AUC": "intersection"},
         caveats=(
             "ties: a user with more prediction rows than k keeps tied rows in input order (nlargest's stable "
-            "mergesort, which rankwise reproduces); with at most k rows pandas sorts with numpy's unstable "
-            "quicksort, whose order of ties depends on the numpy version and the CPU",
+            "mergesort, which rankwise reproduces); a user with at most k rows (a top-k list scored at its own k) "
+            "goes through nlargest's slow path, numpy's quicksort (numpy <= 1.24 under Beta-RecSys's pandas 1.0.3), "
+            "which is not stable beyond 16 rows: its order of ties is not reproduced (rankwise keeps the input "
+            "order; on the ML-100K popularity lists at k = 20 one user of 95 differs in nDCG and AP). Passing more "
+            "rows than k, e.g. every candidate's score, avoids it",
         ),
     ),
     Dialect(

@@ -51,7 +51,9 @@ def evaluate(
 
     ``qrels`` and ``run`` may be paths (TREC, ``.gz``, CSV/TSV/parquet), DataFrames (polars, pandas),
     pyarrow tables or ``{query_id: {doc_id: value}}`` dicts. Policies: ``ties`` (``docno_desc`` as
-    trec_eval, ``docno_asc``, ``input_order``), ``queries`` (``intersection`` as trec_eval, ``qrels`` =
+    trec_eval, ``docno_asc``, ``input_order``: the order of the rows as given — a file's lines, a DataFrame's or
+    Arrow table's rows, a dict's insertion order; a Spark DataFrame has none, see ``order_column`` of
+    :func:`rankwise.spark.evaluate`), ``queries`` (``intersection`` as trec_eval, ``qrels`` =
     trec_eval ``-c``, ``run``), ``depth`` (trec_eval ``-M``), ``judged_only`` (trec_eval ``-J``: unjudged
     documents removed before scoring, the condensed lists of Sakai 2007), ``rel_level`` (trec_eval ``-l``), ``scores``
     (``float64``, or ``float32`` as pytrec_eval). ``dialect`` (``"lightgbm"``, ``"ranx@0.3"``, see

@@ -6,8 +6,9 @@ DataFrames, with the same options, the same result and the same numbers.
 2. **Evaluate** (executors, one job): the rows of qrels, run and training interactions as one union in as few and
    as narrow columns as the values allow (:mod:`rankwise.spark.frames`), ``repartition(partitions, query)``, then
    ``mapInArrow``: each task evaluates its partition's rows, in chunks of whole queries, with the local engine
-   (:mod:`rankwise.spark.executor`). No sort: the local engine groups rows by query itself, and each input's rows
-   are put back in input order by their ``monotonically_increasing_id``. DataFrame API only (no RDD: it runs under
+   (:mod:`rankwise.spark.executor`). No sort: the local engine groups rows by query itself. A DataFrame has no row
+   order (see below), so where a tie policy reads it (``ties=input_order``) the run gives it in ``order_column`` or
+   as ranks, or is refused (:mod:`rankwise.spark.order`). DataFrame API only (no RDD: it runs under
    Spark Connect), Spark >= 3.5. Integer values of 2^53 or more (which a double cannot hold) make the executors ask
    for a second job with the values as given.
 3. **Gather** (driver): the chunks' per-query values and aggregation inputs, put in the order of the queries'
@@ -17,6 +18,13 @@ DataFrames, with the same options, the same result and the same numbers.
 Why ``mapInArrow`` and not ``groupBy(query).cogroup(...).applyInArrow``: the grouped form calls Python once per
 query (on local[2], 2.8 s for 20,000 users with a function that does nothing: about 140 s for 1M users) and sorts
 every row by query first; a chunk of thousands of queries is one vectorised evaluation, and needs no sort.
+
+Row order: locally the rows of every input have an order (a file's lines, a DataFrame's rows, a dict's insertion
+order), and ``ties=input_order`` breaks ties in it. A Spark DataFrame has none: a repartition, a join or a union
+shuffles its rows, and even with one partition the order rows are read in (their ``monotonically_increasing_id``)
+is that of however the DataFrame was computed, which Spark does not promise to keep between two jobs. Every other tie
+policy, and everything else computed, reads no row order, so the numbers equal the local engine's however the rows
+are spread; under ``input_order`` the order must be given (:mod:`rankwise.spark.order`), never guessed.
 
 Memory: a task holds its partition's rows as Arrow arrays (about 32 bytes a row with integer ids and numeric values)
 and evaluates ``chunk_rows`` of them at a time (about 200 bytes a row): give ``partitions`` a number that makes
@@ -48,6 +56,7 @@ from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .executor import INEXACT, PAYLOAD, SCHEMA, Task, evaluate_partition
 from .frames import KEY, QRELS, RUN, Side, column, describe, describe_train, spark_dataframe, with_common_id_types
 from .gather import Payload, gather
+from .order import check_order_column, order_run, reads_row_order
 from .payload import unpack
 
 if TYPE_CHECKING:
@@ -79,6 +88,7 @@ def evaluate(
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
     max_query_rows: int = MAX_QUERY_ROWS,
+    order_column: str | None = None,
 ) -> EvaluationResult:
     """Evaluate the Spark DataFrame ``run`` against the Spark DataFrame ``qrels``: the result, notes and errors of
     :func:`rankwise.evaluate` on the same rows (every option means what it means there), computed on the cluster.
@@ -94,6 +104,15 @@ def evaluate(
     ``max_query_rows``: the rows one query may have before it is refused with an error naming it (a query is
     evaluated in one task's memory).
 
+    ``order_column``: a run column whose values (numbers, text, dates or times; distinct within each query) order
+    each query's rows, for a tie policy that breaks ties in row order (``ties=input_order``: the default of
+    cwl_eval, LightGBM, XGBoost, rs_metrics, Spark MLlib, MS Recommenders, Beta-RecSys and Elliot). Locally that
+    order is the order of the rows as given; a Spark DataFrame has none (a repartition, a join or a union reorders
+    its rows), so under ``input_order`` the run must give it: ``order_column`` (ties are then broken as
+    :func:`rankwise.evaluate` breaks them on the rows sorted by that column), or a rank column instead of scores
+    (no two rows of a query may share a rank); otherwise the evaluation is refused with an :class:`InputError`
+    that says so. Another ``ties=`` policy reads no row order and needs none.
+
     The per-query values are on the driver (``result.values``); :func:`to_spark` gives them as a Spark DataFrame.
     Aggregates are computed from all per-query values in query order, as locally, so they are the local engine's
     bit for bit (a Spark ``avg`` would depend on the partitioning).
@@ -107,6 +126,7 @@ def evaluate(
     for name, limit in (("partitions", partitions), ("chunk_rows", chunk_rows), ("max_query_rows", max_query_rows)):
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise InputError(f"{name} must be a whole number >= 1, not {limit!r}")
+    check_order_column(order_column)
     refuse_on_chunks(plan.pairs)
     session: SparkSession = run.sparkSession
     sides: dict[str, Side | None] = {}
@@ -118,12 +138,15 @@ def evaluate(
             sides[kind] = describe(frame, kind, code, columns, plan.threshold if kind == "qrels" else None)
         except EmptyInputError as exc:
             sides[kind], empty[kind] = None, load_or_empty(plan.dialect, kind, functools.partial(_raise, exc))
+    row_order = reads_row_order(plan, options.ties)
+    if sides["run"] is not None:
+        sides["run"] = order_run(sides["run"], run, order_column, row_order)
     train_frame = _train_frame(session, options.train)
     train_side = describe_train(train_frame) if train_frame is not None else None
     present = [s for s in (sides["qrels"], sides["run"], train_side) if s is not None]
     common = dict(zip([s.code for s in present], with_common_id_types(present)))
     task = Task(plan, common.get(QRELS), common.get(RUN), common.get(train_side.code) if train_side else None,
-                _catalog(train_frame, train_side, options.catalog), chunk_rows, max_query_rows)  # fmt: skip
+                _catalog(train_frame, train_side, options.catalog), chunk_rows, max_query_rows, row_order)  # fmt: skip
     frames = {"qrels": qrels, "run": run}
     count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
     payloads = _evaluated(task, frames, train_frame, count)

@@ -3,9 +3,11 @@ partition's rows (all the rows of its queries: a query is never split), cuts the
 about ``chunk_rows`` rows, and reads, checks and evaluates each chunk with the local engine
 (:func:`rankwise.io.tabular.frame_to_table`, :func:`rankwise.pipeline.compute.compute_groups`) — one vectorised
 evaluation per chunk, never one Python call per query. The rows need no order: the local engine groups a chunk's rows
-by query itself, and each input's rows are put back in input order by ``mid``
-(:meth:`rankwise.spark.frames.Side.raw`). A chunk's result is one :mod:`payload <rankwise.spark.payload>`: its query
-groups' values and aggregation inputs, its judged queries' best grades (for the rating notes), or what went wrong.
+by query itself, and each input's rows are read in the order of ``mid`` (:meth:`rankwise.spark.frames.Side.raw`),
+which only numbers rows in error messages; where the run's row order is read (``ties=input_order``), the run's rows
+are sorted by its order column, or checked for tied ranks (:func:`rankwise.spark.order.in_given_order`). A chunk's
+result is one :mod:`payload <rankwise.spark.payload>`: its query groups' values and aggregation inputs, its judged
+queries' best grades (for the rating notes), or what went wrong.
 
 Memory: a task holds its partition's rows as Arrow arrays (about 8 bytes a column, 4 columns for numeric values:
 ``partitions`` sets how many rows that is) and one chunk's evaluation at a time (about 200 bytes a row).
@@ -34,6 +36,7 @@ from ..pipeline.compute import compute_groups
 from ..pipeline.load import Inputs
 from ..pipeline.plan import Plan
 from .frames import KEY, InexactValues, Side
+from .order import in_given_order
 from .payload import Array, encode_groups, pack
 
 PAYLOAD = "payload"
@@ -47,7 +50,8 @@ INEXACT = "inexact"
 @dataclass(frozen=True)
 class Task:
     """Everything a task needs: the plan, how each input's rows are read (None: an empty input that the dialect
-    reads as data), the catalogue (see :func:`rankwise.pipeline.compute.candidate_counts`) and the chunk sizes."""
+    reads as data), the catalogue (see :func:`rankwise.pipeline.compute.candidate_counts`), the chunk sizes, and
+    what makes the evaluation read the run's row order (None: nothing; see :mod:`rankwise.spark.order`)."""
 
     plan: Plan
     qrels: Side | None
@@ -56,6 +60,7 @@ class Task:
     catalog: Any
     chunk_rows: int
     max_query_rows: int
+    row_order: str | None = None
 
     def with_values_as_given(self) -> Task:
         """This task with the qrels' and the run's values in columns of their own type (see
@@ -143,6 +148,7 @@ def evaluate_chunk(rows: pl.DataFrame, task: Task) -> dict[str, Array]:
     the query groups' values (:func:`rankwise.spark.payload.encode_groups`) and the judged queries' best grades."""
     out: dict[str, Array] = {}
     tables: dict[str, Table] = {}
+    raws: dict[str, pl.DataFrame] = {}
     for kind, side in (("qrels", task.qrels), ("run", task.run)):
         if side is None:
             tables[kind] = empty_table(kind, Origin(kind), "")  # type: ignore[arg-type]
@@ -153,6 +159,7 @@ def evaluate_chunk(rows: pl.DataFrame, task: Task) -> dict[str, Array]:
         except InexactValues:
             return {INEXACT: [kind]}
         out[f"{kind}.rows"] = np.array([raw.height], dtype=np.int64)
+        raws[kind] = raw
         origin = _Recorder(side.origin)
         try:
             tables[kind] = side.table(raw, origin)
@@ -163,6 +170,9 @@ def evaluate_chunk(rows: pl.DataFrame, task: Task) -> dict[str, Array]:
         return out
     train = _train(rows, task.train)
     try:
+        if task.row_order is not None and task.run is not None:
+            tables["run"] = in_given_order(tables["run"], raws["run"], task.run, task.row_order,
+                                           task.plan.policies.scores)  # fmt: skip
         groups = compute_groups(task.plan, Inputs(tables["qrels"], tables["run"], train), task.catalog,
                                 allow_empty=True)  # fmt: skip
     except RankwiseError as exc:

@@ -6,10 +6,14 @@ Qrels, run and training interactions travel as one union of rows, as narrow as t
 in the shuffle and in the Arrow hand-over to Python): ``q`` (query id: the partition key), ``d`` (document id), the
 value, and ``mid``, which says both which input a row is from and where it was in it:
 ``monotonically_increasing_id()`` of the row in its own DataFrame for the run, ``-1 - `` that for the qrels, null for
-training interactions (whose order nothing reads). A value column of integers or floating-point numbers travels as
-``v`` (double), both inputs' in the same column: every such value is a double exactly, except integers of 2^53 and
-more, which the executors notice (the evaluation is then run again with :data:`VALUE_COLUMNS`); any other value
-column (text, decimals) travels in a column of its own (``rv`` for the run, ``gv`` for the qrels), as given. Ids
+training interactions (whose order nothing reads). ``mid`` follows the DataFrame's current partitions, which are no
+order the user gave (a repartition, a join or a union shuffles them): it numbers a bad row in an error message and
+orders nothing that a value depends on. Where the run's row order is read (``ties=input_order``), a run column named
+by ``order_column`` travels as ``o`` (see :mod:`rankwise.spark.order`). A value column of integers or
+floating-point numbers travels as ``v`` (double), both inputs' in the same column: every such value is a double
+exactly, except integers of 2^53 and more, which the executors notice (the evaluation is then run again with
+:data:`VALUE_COLUMNS`); any other value column (text, decimals) travels in a column of its own (``rv`` for the run,
+``gv`` for the qrels), as given. Ids
 keep their type (integer ids travel as ``bigint``) unless the inputs disagree, as the local engine's
 :func:`rankwise.engine.aligned.same_id_types` would make them: then that id column travels as text, and executors turn
 integer columns back into integers before checking them, so error messages name ids as a local evaluation would.
@@ -34,7 +38,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 RUN, QRELS, TRAIN = 0, 1, 2
-KEY, DOC, VALUE_AS_DOUBLE, RUN_VALUE, QRELS_VALUE, MID = "q", "d", "v", "rv", "gv", "mid"
+KEY, DOC, VALUE_AS_DOUBLE, RUN_VALUE, QRELS_VALUE, MID, ORDER = "q", "d", "v", "rv", "gv", "mid", "o"
 VALUE_COLUMNS = {RUN: RUN_VALUE, QRELS: QRELS_VALUE}
 """Each input's own value column, for values that do not travel as ``v``."""
 EXACT_INTEGER = 2**53
@@ -58,7 +62,9 @@ class Side:
     ``columns``: role (``query_id``, ``doc_id``, ``value``) → the DataFrame's column; ``given``: the user's
     ``qrels_columns``/``run_columns``, applied again on the executors; ``integer_ids``: whether the query and
     document columns hold integers; ``as_text``: whether each travels as text; ``value_type``: the value column's
-    type (polars, as Arrow gives it); ``as_double``: whether the values travel as ``v`` (see module docstring).
+    type (polars, as Arrow gives it); ``as_double``: whether the values travel as ``v`` (see module docstring);
+    ``rank``: whether a run's value column is a rank (score = −rank); ``order``: the run's column that orders each
+    query's rows, travelling as ``o`` (None: the row order is not read, see :mod:`rankwise.spark.order`).
     """
 
     kind: Kind | str
@@ -71,6 +77,8 @@ class Side:
     as_text: tuple[bool, bool] = (False, False)
     value_type: Any = None
     as_double: bool = False
+    rank: bool = False
+    order: str | None = None
 
     @property
     def value_column(self) -> str | None:
@@ -91,14 +99,16 @@ class Side:
         if self.value_column is not None:
             value = column(frame, self.columns[VALUE])
             picked.append((value.cast("double") if self.as_double else value).alias(self.value_column))
+        if self.order is not None:
+            picked.append(column(frame, self.order).alias(ORDER))
         position = F.monotonically_increasing_id()
         mid = {RUN: position, QRELS: -1 - position}.get(self.code, F.lit(None).cast("bigint"))
         return frame.select(*picked, mid.alias(MID))
 
     def raw(self, rows: pl.DataFrame) -> pl.DataFrame:
         """This input's rows of the union (``rows``) as they were in the DataFrame: the user's column names and
-        types, integer ids as integers, input order; with ``mid`` (the row's ``monotonically_increasing_id()``).
-        Raises :class:`InexactValues` (see there)."""
+        types, integer ids as integers, in the order of ``mid`` (the row's ``monotonically_increasing_id()``), which
+        they keep; with ``o`` when the run carries an order column. Raises :class:`InexactValues` (see there)."""
         mine = _rows_of(rows, self.code)
         restored = [
             (pl.col(_ROLE_COLUMN[role]).cast(pl.Int64) if integer and text else pl.col(_ROLE_COLUMN[role]))
@@ -112,7 +122,7 @@ class Side:
                     raise InexactValues(self.kind)
                 value = value.cast(self.value_type)
             restored.append(value.alias(self.columns[VALUE]))
-        return mine.select(*restored, pl.col(MID))
+        return mine.select(*restored, pl.col(MID), *([pl.col(ORDER)] if self.order is not None else []))
 
     def with_values_as_given(self) -> Side:
         """This side with its values in a column of their own type (see :class:`InexactValues`)."""
@@ -120,14 +130,14 @@ class Side:
 
     def table(self, raw: pl.DataFrame, origin: Origin, *, allow_empty: bool = True) -> Table:
         """``raw`` (see :meth:`raw`) read and checked as the local engine reads a DataFrame."""
-        frame = raw.drop(MID) if MID in raw.columns else raw
+        frame = raw.drop(MID, ORDER, strict=False)
         return frame_to_table(frame, self.kind, origin, self.given, self.threshold,  # type: ignore[arg-type]
                               allow_empty=allow_empty)  # fmt: skip
 
 
 def _rows_of(rows: pl.DataFrame, code: int) -> pl.DataFrame:
-    """The rows of input ``code`` (see module docstring for how ``mid`` tells them), ``mid`` decoded, in input
-    order (sorted by ``mid`` unless they came in that order)."""
+    """The rows of input ``code`` (see module docstring for how ``mid`` tells them), ``mid`` decoded, in the order
+    of ``mid`` (sorted by it unless they came in that order)."""
     mid = pl.col(MID)
     if code == TRAIN:
         return rows.filter(mid.is_null())
@@ -145,11 +155,12 @@ def describe(frame: DataFrame, kind: Kind, code: int, columns: Any, threshold: f
     with contextlib.suppress(EmptyInputError):  # raised once the columns are found: they were
         frame_to_table(schema_only, kind, origin, given, threshold)
     picked = {role: pick_column(schema_only.columns, role, kind, given, origin.name) for role in (QID, DOCID)}
-    picked[VALUE] = value_expression(schema_only, kind, given, origin.name)[0]
+    picked[VALUE], expression = value_expression(schema_only, kind, given, origin.name)
     value_type = schema_only.schema[picked[VALUE]]
+    rank = not expression.meta.eq(pl.col(picked[VALUE]).alias(VALUE))  # score = -rank
     side = Side(kind, code, origin.name, picked, given, threshold,
                 tuple(schema_only.schema[picked[r]].is_integer() for r in (QID, DOCID)),  # type: ignore[arg-type]
-                value_type=value_type, as_double=value_type in _AS_DOUBLE)  # fmt: skip
+                value_type=value_type, as_double=value_type in _AS_DOUBLE, rank=rank)  # fmt: skip
     try:
         side.table(schema_only, origin)
     except InputError:
@@ -234,5 +245,5 @@ def spark_dataframe(value: Any) -> bool:
     return type(value).__name__ == "DataFrame" and type(value).__module__.startswith("pyspark.")
 
 
-__all__ = ["QRELS", "RUN", "TRAIN", "InexactValues", "ListedRows", "Side", "column", "describe", "describe_train",
-           "empty_frame", "row_numbers", "spark_dataframe", "with_common_id_types"]  # fmt: skip
+__all__ = ["ORDER", "QRELS", "RUN", "TRAIN", "InexactValues", "ListedRows", "Side", "column", "describe",
+           "describe_train", "empty_frame", "row_numbers", "spark_dataframe", "with_common_id_types"]  # fmt: skip
