@@ -66,6 +66,7 @@ import gzip
 import hashlib
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -179,7 +180,9 @@ def render_result(result: Any) -> Output:
         "measures": [str(m) for m in result.measures],
         "query_ids": list(result.query_ids),
         "aggregate": canon(result.aggregate),
-        "per_query": {qid: [canon(values[key]) for key in keys] for qid, values in result.per_query.items()},
+        # a global measure (Coverage, Gini, Entropy) has no per-query value: NaN before #21, left out after
+        "per_query": {qid: [canon(values.get(key, math.nan)) for key in keys]
+                      for qid, values in result.per_query.items()},
         "undefined": canon(result.undefined),
         "notes": list(result.notes()),
         "caveats": list(result.caveats),

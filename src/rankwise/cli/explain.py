@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..measures import FAMILIES, Measure, parse_measures, trec_name
+from ..measures import FAMILIES, Measure, trec_name
 from ..measures.spec import format_number
 from ..policies import Policies
 
@@ -21,6 +21,8 @@ AGGREGATES = {
     "per-query values)",
     "global": "one value from the top-k lists of all evaluated queries at once (no per-query value)",
     "rows": "mean over evaluated queries weighted by each list's length |L[:k]| (every recommended row pooled)",
+    "curve": "the largest mean R@j whose mean P@j over evaluated queries reaches min_precision (torchmetrics; not a "
+    "mean of per-query values)",
 }
 
 
@@ -39,8 +41,16 @@ def list_measures() -> str:
     return "\n".join(lines) + "\n"
 
 
-def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
-    """Definition, formula, reference and every parameter value in force for one measure."""
+GLOBAL_REPORTED = ("once, in the aggregate, with what it was computed over (users, distinct items, catalogue: a "
+                   "note, and \"global\" in --format json); every per-query output (the per-query rows of each "
+                   "--format, per_query, to_polars/to_pandas) leaves it out")
+"""How a global measure (Coverage, Gini, Entropy) is reported (``explain``'s ``Reported:`` line)."""
+
+
+def explain_measure(measure: Measure, policies: Policies | None = None, main_queries: str | None = None) -> str:
+    """Definition, formula, reference and every parameter value in force for one measure; ``policies`` are those
+    it is computed under (its query set's: a dialect may average some measures over their own queries, and then
+    ``main_queries`` is the evaluation's own query set)."""
     policies = policies or Policies()
     spec = measure.spec
     lines = [f"{measure} — {spec.summary}", "", "Formula:"]
@@ -60,9 +70,14 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
             lines.append(f"      {choice}: {meaning}")
     depth = policies.depth or "all"
     judged = ", judged only" if policies.judged_only else ""
-    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}, depth = {depth}{judged}    "
+    own = (f" (this dialect's query set for {measure.name}; its other measures: queries = {main_queries})"
+           if main_queries is not None and main_queries != policies.queries.value else "")  # fmt: skip
+    lines.append(f"  ties = {policies.ties.value}, queries = {policies.queries.value}{own}, depth = {depth}{judged}    "
                  "[policies]")
-    lines += ["", f"Aggregate: {AGGREGATES[measure.aggregation]}", f"Empty or undefined: {spec.empty}"]
+    lines += ["", f"Aggregate: {AGGREGATES[measure.aggregation]}"]
+    if measure.aggregation == "global":
+        lines.append(f"Reported: {GLOBAL_REPORTED}")
+    lines.append(f"Empty or undefined: {spec.empty}")
     name = trec_name(measure)
     lines.append(f"trec_eval name: {name}" if name else "trec_eval name: none (not a trec_eval measure)")
     lines.append(f"Reference: {spec.reference}")
@@ -70,16 +85,18 @@ def explain_measure(measure: Measure, policies: Policies | None = None) -> str:
 
 
 def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
-    """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given."""
-    from ..dialects import resolve_dialect
-    from ..pipeline.plan import resolve_policies
+    """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given: with the
+    policies ``rankwise evaluate`` computes it under, its query set included (the plan's, so a measure a dialect
+    averages over its own queries is explained with them)."""
+    from ..pipeline.plan import make_plan
 
-    chosen, note = resolve_dialect(dialect) if dialect else (None, None)
-    policies = resolve_policies(chosen, rel_level=rel_level)
+    plan = make_plan(text, dialect, rel_level=rel_level)
+    chosen = plan.dialect
+    note = plan.notes[0] if plan.notes else None
+    group_of = {i: group.policies for group in plan.groups for i in group.rows}
     parts = []
-    for _, measure in parse_measures(text):
-        bound = chosen.bind(measure, rel_level) if chosen else measure
-        part = explain_measure(bound, policies)
+    for i, (_, bound) in enumerate(plan.pairs):
+        part = explain_measure(bound, group_of[i], plan.policies.queries.value)
         if chosen:
             part += f"Dialect: {chosen.key} ({chosen.label}) — {chosen.summary}\nFollows: {chosen.source}\n"
             part += "".join(f"Known library bug: {bug}\n" for bug in chosen.known_bugs)

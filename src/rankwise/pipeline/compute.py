@@ -53,7 +53,8 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
         aligned.subtopics = inputs.subtopics
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
-            caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, _ in pairs)
+            caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, m in pairs
+                             if m.aggregation != "global")  # a global measure is not averaged: see result.notes
         sampled = sampled_note(aligned, group.policies.rel_level) if group is plan.groups[0] else None
         caveats += (sampled,) if sampled else ()
         out.append(GroupValues(group, aligned.query_ids, aligned.accounting, tuple(m for _, m in pairs), values,

@@ -48,9 +48,10 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     def shown(number: float | int | None) -> str:
         return "nan" if number is None else str(number) if isinstance(number, int) else f"{number:6.4f}"
 
-    if per_query:
+    if per_query:  # a global measure (Coverage, Gini, Entropy) has only its `all` line, as a summary-only one
         rows = _rows(result)
-        printed = [(name, rows[i]) for i, name in zip(order, names) if name not in SUMMARY_ONLY]
+        printed = [(name, rows[i]) for i, name in zip(order, names)
+                   if name not in SUMMARY_ONLY and result.measures[i].aggregation != "global"]  # fmt: skip
         for j, qid in enumerate(result.query_ids):
             lines.extend(f"{name:<22}\t{qid}\t{shown(row[j])}" for name, row in printed)
     if with_runid and result.run_name is not None:
@@ -67,26 +68,31 @@ def _json_number(number: float | int | None) -> float | int | None:
 
 def format_json(result: EvaluationResult) -> str:
     """``{"aggregate": {M: value}, "per_query": {qid: {M: value}}}``; M as the user wrote it, NaN and ±inf as
-    null (``allow_nan=False``: the output is always valid JSON, never ``NaN`` or ``Infinity``)."""
+    null (``allow_nan=False``: the output is always valid JSON, never ``NaN`` or ``Infinity``). A global measure
+    (Coverage, Gini, Entropy) is in ``aggregate`` only, and ``"global": {M: {"users", "items", "catalogue", "over",
+    "queries"}}`` says what it was computed over (the key is there only when a global measure is)."""
     rows = [[_json_number(v) for v in row] for row in _rows(result)]
-    payload = {
+    shown = [(key, rows[i]) for i, key in enumerate(result.keys) if result.measures[i].aggregation != "global"]
+    payload: dict[str, object] = {
         "aggregate": {key: _json_number(v) for key, v in zip(result.keys, _aggregates(result))},
-        "per_query": {
-            qid: {key: row[j] for key, row in zip(result.keys, rows)} for j, qid in enumerate(result.query_ids)
-        },
+        "per_query": {qid: {key: row[j] for key, row in shown} for j, qid in enumerate(result.query_ids)},
     }
+    if result.globals:
+        payload["global"] = {key: account.record() for key, account in result.globals.items()}
     return json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n"
 
 
 def format_csv(result: EvaluationResult, per_query: bool) -> str:
-    """Rows ``query_id,measure,value``: per query (with ``per_query``), then ``all`` for the aggregates."""
+    """Rows ``query_id,measure,value``: per query (with ``per_query``; a global measure has none), then ``all`` for
+    the aggregates."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["query_id", "measure", "value"])
     if per_query:
         rows = _rows(result)
+        shown = [(key, rows[i]) for i, key in enumerate(result.keys) if result.measures[i].aggregation != "global"]
         for j, qid in enumerate(result.query_ids):
-            writer.writerows([qid, key, _csv_text(row[j])] for key, row in zip(result.keys, rows))
+            writer.writerows([qid, key, _csv_text(row[j])] for key, row in shown)
     writer.writerows(["all", key, _csv_text(v)] for key, v in zip(result.keys, _aggregates(result)))
     return out.getvalue()
 
@@ -130,25 +136,34 @@ def format_table(result: EvaluationResult, per_query: bool, width: int | None = 
     """A plain table for the terminal, fitted to ``width`` (default: the terminal's) and never cutting a name.
 
     Without ``per_query``: a row per measure. With it: a row per query and a column per measure when that fits
-    the width, else the long layout, a row per (query, measure) — as ``--format csv`` but aligned."""
+    the width, else the long layout, a row per (query, measure) — as ``--format csv`` but aligned; a global measure
+    (Coverage, Gini, Entropy: one value, no per-query value) is left out of those rows and shown after them, in a
+    table of its own. The last line counts the queries the measures were computed over (per measure when a dialect
+    computes some over other queries)."""
     width = width or terminal_width()
-    heading = f"{len(result.query_ids)} {'query' if len(result.query_ids) == 1 else 'queries'}" + (
-        f", run {result.run_name}" if result.run_name else ""
-    )
+    counts = result.counts_line()
+    heading = counts + (f"{'; ' if ';' in counts else ', '}run {result.run_name}" if result.run_name else "")
     aggregates = [_cell(v) for v in _aggregates(result)]
-    if not per_query:
+    shown = [i for i, m in enumerate(result.measures) if m.aggregation != "global"]
+    if not per_query or not shown:
         lines = plain_table(["measure", "value"], [list(result.keys), aggregates], [False, True])
         return "\n".join(lines) + "\n" + heading + "\n"
-    cells = [[_cell(v) for v in row] + [total] for row, total in zip(_rows(result), aggregates)]
+    rows = _rows(result)
+    keys = [result.keys[i] for i in shown]
+    cells = [[_cell(v) for v in rows[i]] + [aggregates[i]] for i in shown]
     query_column = [*result.query_ids, "all"]
-    if table_width(["query", *result.keys], [query_column, *cells]) <= width:
-        lines = plain_table(["query", *result.keys], [query_column, *cells], [False] + [True] * len(cells))
+    if table_width(["query", *keys], [query_column, *cells]) <= width:
+        lines = plain_table(["query", *keys], [query_column, *cells], [False] + [True] * len(cells))
     else:
-        nq, nm = len(query_column), len(result.keys)
+        nq, nm = len(query_column), len(keys)
         queries = [qid for qid in query_column for _ in range(nm)]
-        names = list(result.keys) * nq
+        names = keys * nq
         values = [cells[i][j] for j in range(nq) for i in range(nm)]
         lines = plain_table(["query", "measure", "value"], [queries, names, values], [False, False, True])
+    global_rows = [i for i in range(len(result.keys)) if i not in set(shown)]
+    if global_rows:
+        lines += ["", *plain_table(["global measure", "value"], [[result.keys[i] for i in global_rows],
+                                                                 [aggregates[i] for i in global_rows]], [False, True])]
     return "\n".join(lines) + "\n" + heading + "\n"
 
 

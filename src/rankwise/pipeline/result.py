@@ -3,7 +3,8 @@ account of every query left out or treated specially."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -26,10 +27,44 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True)
+class GlobalAccount:
+    """What the one value of a global measure (Coverage, Gini, Entropy) was computed over: the top-k lists of
+    ``users`` users (the query set ``queries``), holding ``items`` distinct items (those counted: Coverage with
+    count=known counts only the items it divides by), and ``catalogue`` — the number it divides by or spreads over
+    (``over``: ``"training items"`` or ``"catalogue"``), None when the measure has none (Entropy,
+    Coverage(over=count))."""
+
+    users: int
+    items: int
+    catalogue: int | None
+    over: str | None
+    queries: str
+
+    def describe(self, key: str, measure: Measure) -> str:
+        """One note line: ``Coverage@10: global, one value over the top-10 lists of 943 users (queries=run): 805
+        distinct items of 1616 training items; no per-query value``."""
+        lists = f"top-{measure.cutoff:g} lists" if measure.cutoff is not None else "lists"
+        of = f" of {self.catalogue} {self.over}" if self.catalogue is not None and self.over == "training items" else (
+            f" of a catalogue of {self.catalogue} items" if self.catalogue is not None else "")  # fmt: skip
+        return (f"{key}: global, one value over the {lists} of {counted(self.users, 'user', 'users')} "
+                f"(queries={self.queries}): {counted(self.items, 'distinct item', 'distinct items')}{of}; "
+                "no per-query value (left out of per-query output)")  # fmt: skip
+
+    def record(self) -> dict[str, int | str | None]:
+        """As plain data (``--format json``'s ``global``)."""
+        return {"users": self.users, "items": self.items, "catalogue": self.catalogue, "over": self.over,
+                "queries": self.queries}  # fmt: skip
+
+
+@dataclass(frozen=True)
 class EvaluationResult:
     """Aggregate and per-query values of one evaluation, with an account of every query.
 
-    ``values[i, j]`` is measure ``keys[i]`` on query ``query_ids[j]`` (NaN where undefined).
+    ``values[i, j]`` is measure ``keys[i]`` on query ``query_ids[j]`` (NaN where undefined). A global measure
+    (Coverage, Gini, Entropy: :attr:`global_keys`) has one value, in ``aggregate`` only: its row of ``values`` is NaN
+    throughout and :attr:`per_query`, :meth:`to_polars` and every per-query output leave it out; ``globals`` says what
+    it was computed over. ``evaluated[key]`` is the number of queries a measure was computed over (its query set: a
+    dialect may average some measures over other queries, ``query_sets[key]``); ``query_ids`` is their union.
     """
 
     keys: tuple[str, ...]
@@ -43,49 +78,71 @@ class EvaluationResult:
     run_name: str | None = None
     dialect: str | None = None
     caveats: tuple[str, ...] = ()
+    evaluated: Mapping[str, int] = field(default_factory=dict)
+    query_sets: Mapping[str, str] = field(default_factory=dict)
+    globals: Mapping[str, GlobalAccount] = field(default_factory=dict)
+    group_accounting: tuple[tuple[tuple[str, ...], QueryAccounting], ...] = ()
+    """Per query set other than the evaluation's own (a dialect's, as MS Recommenders' nDCG over queries=relevant):
+    its measures and the account of its queries."""
+
+    @property
+    def global_keys(self) -> tuple[str, ...]:
+        """The keys of the global measures: one value each, in ``aggregate`` only."""
+        return tuple(key for key, m in zip(self.keys, self.measures) if m.aggregation == "global")
+
+    @property
+    def per_query_rows(self) -> tuple[int, ...]:
+        """Rows of ``values`` that have per-query values (every measure but the global ones)."""
+        return tuple(i for i, m in enumerate(self.measures) if m.aggregation != "global")
 
     @property
     def per_query(self) -> dict[str, dict[str, float]]:
-        """``{query_id: {key: value}}``."""
-        return {
-            qid: {key: float(self.values[i, j]) for i, key in enumerate(self.keys)}
-            for j, qid in enumerate(self.query_ids)
-        }
+        """``{query_id: {key: value}}``; global measures (:attr:`global_keys`) have no per-query value and are left
+        out."""
+        rows = [(i, self.keys[i]) for i in self.per_query_rows]
+        return {qid: {key: float(self.values[i, j]) for i, key in rows} for j, qid in enumerate(self.query_ids)}
 
     def to_polars(self) -> pl.DataFrame:
-        """Long table of per-query values: columns query_id, measure, value."""
+        """Long table of per-query values: columns query_id, measure, value (global measures left out: their one
+        value is in ``aggregate``)."""
         nq = len(self.query_ids)
+        rows = list(self.per_query_rows)
+        keys = [self.keys[i] for i in rows]
         return pl.DataFrame(
             {
-                "query_id": pl.Series(list(self.query_ids) * len(self.keys), dtype=pl.String),
-                "measure": pl.Series(np.repeat(np.array(self.keys, dtype=object), nq).tolist(), dtype=pl.String),
-                "value": pl.Series(self.values.reshape(-1), dtype=pl.Float64),
+                "query_id": pl.Series(list(self.query_ids) * len(keys), dtype=pl.String),
+                "measure": pl.Series(np.repeat(np.array(keys, dtype=object), nq).tolist(), dtype=pl.String),
+                "value": pl.Series(self.values[rows].reshape(-1), dtype=pl.Float64),
             }
         )
+
+    def query_count(self, key: str) -> int:
+        """The number of queries measure ``key`` was computed over (its query set's evaluated queries)."""
+        return self.evaluated.get(key, len(self.query_ids))
+
+    def counts_line(self) -> str:
+        """How many queries the measures were computed over: ``"290 queries"`` when every measure has the same,
+        else per measure (``"nDCG@10 over 290 queries; Coverage@10, Novelty@10 over 943 queries"``)."""
+        by_count: dict[int, list[str]] = {}
+        for key in self.keys:
+            by_count.setdefault(self.query_count(key), []).append(key)
+        if len(by_count) <= 1:
+            n = next(iter(by_count), len(self.query_ids))
+            return counted(n, "query", "queries")
+        return "; ".join(f"{', '.join(keys)} over {counted(n, 'query', 'queries')}" for n, keys in by_count.items())
 
     def to_pandas(self) -> pd.DataFrame:
         """Long table of per-query values as pandas (needs pandas and pyarrow)."""
         return to_pandas(self.to_polars())
 
     def notes(self) -> list[str]:
-        """One line for every query or document left out of, or treated specially in, the averages."""
+        """One line for every query or document left out of, or treated specially in, the averages; when measures
+        were computed over different query sets, each set's account names its measures."""
+        main_keys, others = self._main_keys()
+        lines = _query_lines(self.accounting, main_keys, others)
+        for keys, accounting in self.group_accounting:
+            lines += _query_lines(accounting, [k for k in keys if k in self.keys], True)
         acc = self.accounting
-        query_groups = (
-            (acc.run_only, ("run query has", "run queries have"), "no judgments and {was} not evaluated"),
-            (acc.qrels_only, ("judged query is", "judged queries are"), "missing from the run and {was} not evaluated "
-                             "(queries='qrels' / -c scores them 0)"),
-            (acc.scored_empty, ("judged query", "judged queries"), "missing from the run {was} scored as an empty "
-                               "ranking"),
-            (acc.unjudged_evaluated, ("run query", "run queries"), "without judgments {was} scored with no relevant "
-                                     "documents"),
-            (acc.no_relevant, ("judged query has", "judged queries have"), "no relevant document and {was} not "
-                              "evaluated"),
-        )  # fmt: skip
-        lines = [
-            f"{counted(len(ids), *nouns)} {what.format(was='was' if len(ids) == 1 else 'were')}: {_sample(ids)}"
-            for ids, nouns, what in query_groups
-            if ids
-        ]
         if acc.removed_unjudged:
             lines.append(f"{counted(acc.removed_unjudged, 'unjudged ranked document', 'unjudged ranked documents')} "
                          f"{'was' if acc.removed_unjudged == 1 else 'were'} removed before scoring (judged_only)")
@@ -95,9 +152,42 @@ class EvaluationResult:
         lines.extend(self.caveats)
         for key, count in self.undefined.items():
             if count:
-                lines.append(f"{key}: undefined for {count} of {counted(len(self.query_ids), 'query', 'queries')}, "
+                lines.append(f"{key}: undefined for {count} of {counted(self.query_count(key), 'query', 'queries')}, "
                              "left out of its mean")  # fmt: skip
+        lines.extend(self.globals[key].describe(key, m) for key, m in zip(self.keys, self.measures)
+                     if key in self.globals)  # fmt: skip
         return lines
+
+    def _main_keys(self) -> tuple[list[str], bool]:
+        """The measures of the evaluation's own query set (what ``accounting`` is about), and whether any measure
+        was computed over another query set (a dialect's own, as MS Recommenders' nDCG over queries=relevant)."""
+        main = self.policies.queries.value
+        keys = [key for key in self.keys if self.query_sets.get(key, main) == main]
+        return keys, len(keys) < len(self.keys)
+
+
+def _query_lines(acc: QueryAccounting, keys: list[str], prefixed: bool) -> list[str]:
+    """The account of one query set's queries, prefixed with its measures' keys when measures were computed over
+    several sets (nothing for a set without a measure: a dialect may leave the evaluation's own set empty)."""
+    if not keys:
+        return []
+    prefix = f"{', '.join(keys)}: " if prefixed else ""
+    query_groups = (
+        (acc.run_only, ("run query has", "run queries have"), "no judgments and {was} not evaluated"),
+        (acc.qrels_only, ("judged query is", "judged queries are"), "missing from the run and {was} not evaluated "
+                         "(queries='qrels' / -c scores them 0)"),
+        (acc.scored_empty, ("judged query", "judged queries"), "missing from the run {was} scored as an empty "
+                           "ranking"),
+        (acc.unjudged_evaluated, ("run query", "run queries"), "without judgments {was} scored with no relevant "
+                                 "documents"),
+        (acc.no_relevant, ("judged query has", "judged queries have"), "no relevant document and {was} not "
+                          "evaluated"),
+    )  # fmt: skip
+    return [
+        f"{prefix}{counted(len(ids), *nouns)} {what.format(was='was' if len(ids) == 1 else 'were')}: {_sample(ids)}"
+        for ids, nouns, what in query_groups
+        if ids
+    ]
 
 
 def to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
@@ -134,6 +224,11 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
                                                         part.values, list(part.query_ids))  # fmt: skip
     undefined = {key: 0 if m.aggregation == "global" else int(np.isnan(values[i][covered[i]]).sum())
                  for i, (key, m) in enumerate(plan.pairs)}  # a global measure has no per-query value  # fmt: skip
+    evaluated = {plan.pairs[i][0]: len(part.query_ids) for part in parts for i in part.group.rows}
+    query_sets = {plan.pairs[i][0]: part.group.policies.queries.value for part in parts for i in part.group.rows}
+    accounts = {plan.pairs[i][0]: global_account(m, inputs_, len(part.query_ids), part.group.policies.queries.value)
+                for part in parts for i, m, inputs_ in zip(part.group.rows, part.measures, part.inputs)
+                if m.aggregation == "global"}  # fmt: skip
     return EvaluationResult(
         keys=tuple(k for k, _ in plan.pairs),
         measures=tuple(m for _, m in plan.pairs),
@@ -148,7 +243,25 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
         caveats=(*plan.notes, *inputs.notes, *rating_notes(plan, inputs.qrels, main.query_ids),
                  *subtopic_notes(plan, inputs.subtopics, main.query_ids),
                  *(c for part in parts for c in part.caveats)),
+        evaluated=evaluated,
+        query_sets=query_sets,
+        globals={key: accounts[key] for key, _ in plan.pairs if key in accounts},
+        group_accounting=tuple((tuple(plan.pairs[i][0] for i in part.group.rows), part.accounting)
+                               for part in parts[1:]),
     )  # fmt: skip
+
+
+def global_account(measure: Measure, inputs: Mapping[str, np.ndarray], users: int, queries: str) -> GlobalAccount:
+    """What a global measure's value was computed over, from its aggregation inputs
+    (:func:`rankwise.kernels.beyond.global_inputs`: the key of every counted row, and the size it divides by)."""
+    items = int(pl.Series(inputs["items"]).n_unique()) if len(inputs["items"]) else 0
+    size = int(inputs["size"][0]) if len(inputs["size"]) else 0
+    over: str | None = None
+    if measure.name == "Gini" or (measure.name == "Coverage" and measure.get("over") == "catalog"):
+        over = "catalogue"
+    elif measure.name == "Coverage" and measure.get("over") == "train":
+        over = "training items"
+    return GlobalAccount(users, items, size if over is not None and len(inputs["size"]) else None, over, queries)
 
 
 RATING_LIKE_MAX = 10
