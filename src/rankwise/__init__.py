@@ -9,15 +9,21 @@ reference implementation, and is computed on flat arrays.
 0.5
 """
 
-from .comparison.dialects import compare_dialects
-from .comparison.systems import Comparison, compare
-from .dialects import get_dialect
-from .errors import InputError, MeasureError, RankwiseError
-from .io import load_qrels, load_run
-from .io.subtopics import load_subtopic_qrels
-from .measures import Measure, parse_measure, parse_measures
-from .pipeline.evaluate import EvaluationResult, evaluate
-from .policies import Policies, QuerySet, TiePolicy
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # what mypy and readers see; at run time each name is imported on first use (``__getattr__``)
+    from .comparison.dialects import compare_dialects
+    from .comparison.systems import Comparison, compare
+    from .dialects import get_dialect
+    from .errors import InputError, MeasureError, RankwiseError
+    from .io import load_qrels, load_run
+    from .io.subtopics import load_subtopic_qrels
+    from .measures import Measure, parse_measure, parse_measures
+    from .pipeline.evaluate import EvaluationResult, evaluate
+    from .policies import Policies, QuerySet, TiePolicy
 
 __version__ = "0.1.0"
 
@@ -41,3 +47,39 @@ __all__ = [
     "parse_measure",
     "parse_measures",
 ]
+
+_HOMES = {
+    "compare_dialects": ".comparison.dialects",
+    "Comparison": ".comparison.systems",
+    "compare": ".comparison.systems",
+    "get_dialect": ".dialects",
+    "InputError": ".errors",
+    "MeasureError": ".errors",
+    "RankwiseError": ".errors",
+    "load_qrels": ".io",
+    "load_run": ".io",
+    "load_subtopic_qrels": ".io.subtopics",
+    "Measure": ".measures",
+    "parse_measure": ".measures",
+    "parse_measures": ".measures",
+    "EvaluationResult": ".pipeline.evaluate",
+    "evaluate": ".pipeline.evaluate",
+    "Policies": ".policies",
+    "QuerySet": ".policies",
+    "TiePolicy": ".policies",
+}
+"""Each public name → the module it lives in. ``import rankwise`` imports none of them (polars and numpy load only
+when a name is first used), so ``rankwise -V`` starts fast (PEP 562)."""
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # the next lookup is a plain attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -11,17 +11,78 @@ from __future__ import annotations
 import click
 
 from .. import __version__
-from . import commands, compare, ltr, recsys, trec_eval  # the modules: no command takes a module's name here
+
+SHORT_HELP = {
+    "compare": "Compare runs: paired tests, intervals, effect sizes, reports.",
+    "dialects": "List the dialects, or compare a run under every one.",
+    "evaluate": "Evaluate a run against qrels.",
+    "explain": "Define a measure, as rankwise or a dialect computes it.",
+    "ltr": "Learning to rank: train, predict, evaluate.",
+    "measures": "List every measure.",
+    "recsys-experiment": "Rerun the RecSys'21 metric-consistency experiment on your ratings.",
+    "trec_eval": "trec_eval 10's options and output (a drop-in).",
+}
+"""Each command's one line in ``rankwise --help``, so that listing them imports none (each command's own
+``short_help``; a test checks they agree)."""
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def load_command(name: str) -> click.Command | None:
+    """The command ``name``, its module imported now: a command pays only for what it uses."""
+    if name == "compare":
+        from .compare import compare
+
+        return compare
+    if name == "ltr":
+        from .ltr import ltr
+
+        return ltr
+    if name == "recsys-experiment":
+        from .recsys import recsys_experiment
+
+        return recsys_experiment
+    if name == "trec_eval":
+        from .trec_eval import trec_eval
+
+        return trec_eval
+    if name not in SHORT_HELP:
+        return None
+    from . import commands  # the modules: no command takes a module's name here
+
+    found: click.Command = {"evaluate": commands.evaluate, "measures": commands.list_measures,
+                            "explain": commands.explain, "dialects": commands.dialects}[name]
+    return found
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported only when one runs (``rankwise -V`` and ``--help`` import none)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*SHORT_HELP, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and (command := load_command(cmd_name)) is not None:
+            self.add_command(command, cmd_name)
+        return self.commands.get(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """As :class:`click.Group` words it, from :data:`SHORT_HELP` (without importing the commands)."""
+        names = self.list_commands(ctx)
+        limit = formatter.width - 6 - max(len(name) for name in names)
+        rows = [(name, self._short_help(ctx, name, limit)) for name in names]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+    def _short_help(self, ctx: click.Context, name: str, limit: int) -> str:
+        if name in self.commands or name not in SHORT_HELP:
+            command = self.get_command(ctx, name)
+            return command.get_short_help_str(limit) if command is not None else ""
+        return click.Command(name, short_help=SHORT_HELP[name]).get_short_help_str(limit)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "-V", "--version", prog_name="rankwise")
 def main() -> None:
     """Exact, named ranking metrics: trec_eval-compatible by default, every variant documented."""
 
-
-for command in (commands.evaluate, compare.compare, commands.list_measures, commands.explain, commands.dialects,
-                ltr.ltr, recsys.recsys_experiment, trec_eval.trec_eval):
-    main.add_command(command)
 
 __all__ = ["main"]

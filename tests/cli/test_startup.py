@@ -1,0 +1,68 @@
+"""Cold start (issue #22): ``import rankwise``, ``rankwise -V`` and ``rankwise --help`` import no heavy library (each
+public name and each command is imported when first used), and ``rankwise trec_eval -h`` no polars."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import click
+import pytest
+
+import rankwise
+from rankwise.cli import SHORT_HELP, load_command, main
+
+HEAVY = ("polars", "numpy", "matplotlib", "scipy", "torch", "pyspark")
+
+CHILD = """
+import json, runpy, sys
+argv = json.loads(sys.argv[1])
+if argv is None:
+    import rankwise
+else:
+    sys.argv = ["rankwise", *argv]
+    try:
+        runpy.run_module("rankwise", run_name="__main__")
+    except SystemExit as done:
+        assert done.code in (0, None), done.code
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules})))
+"""
+
+
+def imported_by(argv: list[str] | None) -> set[str]:
+    """The top-level modules a fresh interpreter holds after ``import rankwise`` (``argv`` None) or after running
+    ``python -m rankwise *argv``."""
+    done = subprocess.run([sys.executable, "-c", CHILD, json.dumps(argv)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv", [None, ["-V"], ["--help"]], ids=["import", "-V", "--help"])
+def test_starting_imports_no_heavy_library(argv: list[str] | None) -> None:
+    assert imported_by(argv).isdisjoint(HEAVY), sorted(imported_by(argv) & set(HEAVY))
+
+
+def test_trec_eval_help_imports_no_polars() -> None:
+    assert "polars" not in imported_by(["trec_eval", "-h"])
+
+
+def test_the_child_sees_what_a_command_imports() -> None:
+    assert "polars" in imported_by(["evaluate", "-h"])  # the check can fail: evaluating needs polars
+
+
+def test_the_listed_short_help_is_each_commands_own() -> None:
+    for name, text in SHORT_HELP.items():
+        command = load_command(name)
+        assert command is not None and command.short_help == text, name
+    assert load_command("no-such-command") is None
+    assert main.list_commands(click.Context(main)) == sorted(SHORT_HELP)
+
+
+def test_the_public_names_load_on_first_use() -> None:
+    assert set(dir(rankwise)) >= set(rankwise.__all__)
+    from rankwise import Comparison, TiePolicy, evaluate
+
+    assert evaluate is rankwise.evaluate and Comparison.__name__ == "Comparison" and TiePolicy.__name__ == "TiePolicy"
+    with pytest.raises(AttributeError, match="no_such_name"):
+        rankwise.no_such_name  # noqa: B018
