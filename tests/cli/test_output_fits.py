@@ -119,10 +119,18 @@ def test_compare_dialects_gives_dataframes_as_evaluate_does() -> None:
 
 
 def _all_commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    """Every command path, asked of the group as click does (the main group loads its commands only when asked)."""
     found = [prefix]
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         found += _all_commands(command, (*prefix, name)) if isinstance(command, click.Group) else [(*prefix, name)]
     return found
+
+
+def test_every_command_is_checked() -> None:
+    paths = _all_commands(main)
+    assert ("evaluate",) in paths and ("trec_eval",) in paths and ("ltr", "train") in paths and len(paths) > 12
 
 
 @pytest.mark.parametrize("path", _all_commands(main), ids=lambda p: " ".join(p) or "rankwise")
