@@ -175,7 +175,8 @@ def _departures(result: EvaluationResult) -> list[str]:
     is about something trec_eval does silently, and is not shown."""
     accounting = dataclasses.replace(result.accounting, run_only=(), scored_empty=(), unjudged_evaluated=(),
                                      no_relevant=(), truncated_rows=0, removed_unjudged=0)  # fmt: skip
-    return dataclasses.replace(result, accounting=accounting, caveats=(), undefined={}).notes()
+    return dataclasses.replace(result, accounting=accounting, caveats=(), undefined={}, globals={},
+                               group_accounting=()).notes()  # only the missing judged queries' line
 
 
 __all__ = ["TrecEvalRun", "load_judgments", "read_zscores", "run_trec_eval"]
