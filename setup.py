@@ -1,12 +1,16 @@
-"""Builds the optional C extension ``rankwise.engine._rowops`` (plain C, no numpy headers); the rest is in
-pyproject.toml.
+"""Builds the optional C extensions ``rankwise.engine._rowops`` and ``rankwise.io._trecscan`` (plain C, no numpy
+headers); the rest is in pyproject.toml.
 
-``optional=True``: where no C compiler is found, rankwise installs without it and runs the same operations in numpy
-(:mod:`rankwise.engine.rowops`)."""
+``optional=True``: where no C compiler is found, rankwise installs without them and runs the same operations in numpy
+(:mod:`rankwise.engine.rowops`) and reads TREC files with polars (:mod:`rankwise.io.trec`)."""
 
 from setuptools import Extension, setup
 
 rowops = Extension(
-    "rankwise.engine._rowops", ["src/rankwise/engine/_rowops.c"], optional=True, extra_compile_args=["-O3"]
+    "rankwise.engine._rowops", ["src/rankwise/engine/_rowops.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
+    extra_link_args=["-pthread"],
 )
-setup(ext_modules=[rowops])
+trecscan = Extension(
+    "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c"], optional=True, extra_compile_args=["-O3"]
+)
+setup(ext_modules=[rowops, trecscan])

@@ -5,12 +5,26 @@ Each policy has a name and a documented meaning; the defaults reproduce trec_eva
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from enum import Enum
 
 import numpy as np
 
 from .errors import RankwiseError
+
+
+def threads() -> int:
+    """How many threads rankwise's compiled passes (reading TREC text, ordering rankings, looking up grades) use:
+    ``RANKWISE_THREADS`` when set (1: one thread), else every core this process may run on. Results do not depend on
+    it: each line, query or row is read or computed by one thread, and the parts are put together in input order."""
+    wanted = os.environ.get("RANKWISE_THREADS", "").strip()
+    if wanted.isdigit() and int(wanted) >= 1:
+        return int(wanted)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
 
 
 class TiePolicy(str, Enum):

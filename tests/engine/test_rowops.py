@@ -4,6 +4,7 @@ per-query values on either path."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -84,7 +85,34 @@ def test_native_refuses_bad_buffers() -> None:
     with pytest.raises(ValueError, match="expected"):
         assert rowops.NATIVE is not None
         rowops.NATIVE.lookup(np.zeros(2, np.int64), np.zeros(3, np.int64), np.zeros(2, np.int64),
-                             np.zeros(0, np.int64), np.zeros(0, np.int64), 0, np.zeros(2, np.int64))  # fmt: skip
+                             np.zeros(0, np.int64), np.zeros(0, np.int64), 0, np.zeros(2, np.int64), 1)  # fmt: skip
+
+
+@needs_native
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), distinct_scores=st.integers(1, 50))
+def test_threads_and_keyless_order_change_nothing(seed: int, distinct_scores: int) -> None:
+    """Queries split over 1, 2, 3 or 7 threads (above the 65,536 rows per thread where threads start) give the
+    same order, and ``key=None`` orders ties by input position as ``key=arange`` does."""
+    rng = np.random.default_rng(seed)
+    n = 300_000
+    num_queries = int(rng.integers(1, 5000))
+    qidx = rng.integers(0, num_queries, n).astype(np.int64)
+    score = rng.integers(0, distinct_scores, n).astype(np.float64)
+    doc = rng.integers(0, 1000, n).astype(np.int64)
+    offsets = np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=num_queries)))).astype(np.int64)
+    judged_doc = np.sort(rng.integers(0, 1000, offsets[-1]))  # any sorted values: searched within each query
+    judged_doc = np.concatenate([np.sort(judged_doc[a:b]) for a, b in itertools.pairwise(offsets)])
+    results = []
+    for count in ("1", "2", "3", "7"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", count)
+            keyless = rowops.group_order(qidx, num_queries, score, None)
+            keyed = rowops.group_order(qidx, num_queries, score, np.arange(n, dtype=np.int64))
+            found = rowops.lookup(qidx, doc, offsets, judged_doc, doc, -1)
+        assert all(np.array_equal(a, b) for a, b in zip(keyless, keyed))
+        results.append((*keyless, found))
+    assert all(all(np.array_equal(a, b) for a, b in zip(results[0], other)) for other in results[1:])
 
 
 @pytest.mark.parametrize("dense", [True, False])

@@ -4,7 +4,8 @@ TREC text: lines end at ``\\n``; fields are separated by any run of space, tab, 
 as trec_eval splits them); leading and trailing whitespace is ignored; blank lines and lines whose first field
 starts with ``#`` are skipped; a NUL byte or a data line that is not UTF-8 is an error naming its line; a run
 line may have fields after the tag (ignored and counted, as trec_eval ignores them), a qrels line may not.
-The fast reader (polars' CSV reader) and the careful one (line by line) must agree on every input.
+The fast reader (polars' CSV reader), the careful one (line by line) and the compiled scanner (rankwise.io.scan,
+which gives way to them on anything irregular) must agree on every input.
 """
 
 from __future__ import annotations
@@ -86,9 +87,9 @@ def outcome(table_or_error: Table | str) -> tuple | str:
     )
 
 
-def read(raw: bytes, kind: Kind, threshold: float | None, careful: bool) -> Table | str:
+def read(raw: bytes, kind: Kind, threshold: float | None, careful: bool, scan: bool = False) -> Table | str:
     try:
-        return parse_trec(raw, kind, "f", threshold, careful=careful)
+        return parse_trec(raw, kind, "f", threshold, careful=careful, scan=scan)
     except InputError as exc:
         return str(exc)
 
@@ -190,6 +191,10 @@ def test_fast_and_careful_readers_agree(data: st.DataObject, kind: Kind) -> None
     careful = read(raw, kind, threshold, careful=True)
     both = read(raw, kind, threshold, careful=False)
     assert outcome(both) == outcome(careful)
+    scanned = read(raw, kind, threshold, careful=False, scan=True)  # the compiled scanner first (rankwise.io.scan)
+    if not isinstance(scanned, str) and scanned.codes is not None:
+        event("scanner accepted")
+    assert outcome(scanned) == outcome(careful)
 
     # Where the fast reader itself accepts the file, it agrees too (not only through its fallback).
     stripped = raw[len(BOM) :] if raw.startswith(BOM) else raw

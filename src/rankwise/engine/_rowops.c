@@ -6,6 +6,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,11 @@ static inline int before(double score_a, int64_t key_a, double score_b, int64_t 
     return score_a > score_b || (score_a == score_b && key_a < key_b);
 }
 
-/* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending). */
+/* The key of position i: key[i], or the row itself where there is no key (rows ordered by input position). */
+#define KEY(i) (key != NULL ? key[i] : row[i])
+
+/* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending); key may be NULL
+ * (the row is the key). */
 static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, int64_t hi) {
     while (hi - lo > 24) { /* quicksort with a median-of-three pivot; the shorter side recursively */
         int64_t mid = lo + (hi - lo) / 2, last = hi - 1;
@@ -23,20 +28,20 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
         for (int i = 0; i < 2; i++)
             for (int j = 0; j < 2 - i; j++) {
                 int64_t x = candidates[j], y = candidates[j + 1];
-                if (before(score[y], key[y], score[x], key[x])) {
+                if (before(score[y], KEY(y), score[x], KEY(x))) {
                     candidates[j] = y;
                     candidates[j + 1] = x;
                 }
             }
         double pivot_score = score[candidates[1]];
-        int64_t pivot_key = key[candidates[1]];
+        int64_t pivot_key = KEY(candidates[1]);
         int64_t i = lo, j = hi - 1;
         while (i <= j) {
-            while (before(score[i], key[i], pivot_score, pivot_key)) i++;
-            while (before(pivot_score, pivot_key, score[j], key[j])) j--;
+            while (before(score[i], KEY(i), pivot_score, pivot_key)) i++;
+            while (before(pivot_score, pivot_key, score[j], KEY(j))) j--;
             if (i <= j) {
                 double s = score[i]; score[i] = score[j]; score[j] = s;
-                int64_t k = key[i]; key[i] = key[j]; key[j] = k;
+                if (key != NULL) { int64_t k = key[i]; key[i] = key[j]; key[j] = k; }
                 int64_t r = row[i]; row[i] = row[j]; row[j] = r;
                 i++;
                 j--;
@@ -52,23 +57,23 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
     }
     for (int64_t i = lo + 1; i < hi; i++) { /* insertion sort for short runs */
         double s = score[i];
-        int64_t k = key[i], r = row[i], j = i - 1;
-        while (j >= lo && before(s, k, score[j], key[j])) {
+        int64_t r = row[i], k = key != NULL ? key[i] : r, j = i - 1;
+        while (j >= lo && before(s, k, score[j], KEY(j))) {
             score[j + 1] = score[j];
-            key[j + 1] = key[j];
+            if (key != NULL) key[j + 1] = key[j];
             row[j + 1] = row[j];
             j--;
         }
         score[j + 1] = s;
-        key[j + 1] = k;
+        if (key != NULL) key[j + 1] = k;
         row[j + 1] = r;
     }
 }
 
 /* Are rows lo..hi-1 already in order (runs written in rank order, rows grouped in input order)? */
-static int in_order(const double *score, const int64_t *key, int64_t lo, int64_t hi) {
+static int in_order(const double *score, const int64_t *key, const int64_t *row, int64_t lo, int64_t hi) {
     for (int64_t i = lo + 1; i < hi; i++)
-        if (before(score[i], key[i], score[i - 1], key[i - 1])) return 0;
+        if (before(score[i], KEY(i), score[i - 1], KEY(i - 1))) return 0;
     return 1;
 }
 
@@ -80,26 +85,100 @@ static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const c
     return 1;
 }
 
-/* group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets)
+/* Work split over threads: query ranges of about equal rows, each thread on its own range (results do not depend
+ * on the split: every query is ordered, or every row looked up, by itself). */
+typedef struct {
+    double *score;
+    int64_t *key, *row;
+    const int64_t *offsets;
+    int64_t first, last; /* queries first..last-1 */
+} SortTask;
+
+static void *sort_queries(void *arg) {
+    SortTask *t = arg;
+    double *score = t->score;
+    int64_t *key = t->key, *row = t->row;
+    for (int64_t q = t->first; q < t->last; q++)
+        if (!in_order(score, key, row, t->offsets[q], t->offsets[q + 1]))
+            sort_segment(score, key, row, t->offsets[q], t->offsets[q + 1]);
+    return NULL;
+}
+
+#define MAX_THREADS 64
+#define ROWS_PER_THREAD 65536 /* fewer rows than this per thread: one thread does it */
+
+/* Query q0 of thread t's range: the first query whose rows start at or after t/threads of all rows. */
+static int64_t range_start(const int64_t *offsets, int64_t num_queries, int t, int threads) {
+    int64_t target = offsets[num_queries] / threads * t, lo = 0, hi = num_queries;
+    if (t == 0) return 0;
+    if (t == threads) return num_queries;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static int thread_count(int requested, int64_t rows) {
+    int64_t most = rows / ROWS_PER_THREAD;
+    int threads = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
+    if (most < threads) threads = most < 1 ? 1 : (int)most;
+    return threads;
+}
+
+/* Sort every query's rows, the queries split over threads (the calling thread takes the first range). */
+static void sort_all(double *score, int64_t *key, int64_t *row, const int64_t *offsets, int64_t num_queries,
+                     int requested) {
+    int threads = thread_count(requested, offsets[num_queries]);
+    SortTask tasks[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (SortTask){score, key, row, offsets, range_start(offsets, num_queries, t, threads),
+                              range_start(offsets, num_queries, t + 1, threads)};
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&ids[t], NULL, sort_queries, &tasks[t]) == 0;
+    sort_queries(&tasks[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            sort_queries(&tasks[t]); /* no thread to be had: this one does it */
+    }
+}
+
+/* group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets, threads)
  *
  * Rows grouped by query index (0 <= qidx < num_queries, rows of a query in input order: a counting sort), then
- * each query's rows ordered by (score descending, key ascending). Writes the row order, the scores and keys in
- * that order, and offsets (num_queries + 1: the rows of query q are offsets[q]..offsets[q+1]-1). */
+ * each query's rows ordered by (score descending, key ascending), the queries split over ``threads`` threads.
+ * Writes the row order, the scores and keys in that order, and offsets (num_queries + 1: the rows of query q are
+ * offsets[q]..offsets[q+1]-1). key and sorted_key may be None: the rows' input positions are the key. */
 static PyObject *group_order(PyObject *self, PyObject *args) {
-    Py_buffer qidx_v, score_v, key_v, order_v, sscore_v, skey_v, offsets_v;
+    Py_buffer qidx_v, score_v, key_v = {0}, order_v, sscore_v, skey_v = {0}, offsets_v;
+    PyObject *key_obj, *skey_obj;
     Py_ssize_t num_queries;
-    if (!PyArg_ParseTuple(args, "y*ny*y*w*w*w*w*", &qidx_v, &num_queries, &score_v, &key_v, &order_v, &sscore_v,
-                          &skey_v, &offsets_v))
+    int threads;
+    if (!PyArg_ParseTuple(args, "y*ny*Ow*w*Ow*i", &qidx_v, &num_queries, &score_v, &key_obj, &order_v, &sscore_v,
+                          &skey_obj, &offsets_v, &threads))
         return NULL;
-    Py_ssize_t n = qidx_v.len / 8;
     PyObject *result = NULL;
-    if (!check(&qidx_v, 8, n, "qidx") || !check(&score_v, 8, n, "score") || !check(&key_v, 8, n, "key") ||
-        !check(&order_v, 8, n, "order") || !check(&sscore_v, 8, n, "sorted_score") ||
-        !check(&skey_v, 8, n, "sorted_key") || !check(&offsets_v, 8, num_queries + 1, "offsets"))
+    int have_key = key_obj != Py_None && skey_obj != Py_None;
+    if (have_key && (PyObject_GetBuffer(key_obj, &key_v, PyBUF_SIMPLE) < 0 ||
+                     PyObject_GetBuffer(skey_obj, &skey_v, PyBUF_WRITABLE) < 0)) {
+        have_key = -1;
         goto done;
-    const int64_t *qidx = qidx_v.buf, *key = key_v.buf;
+    }
+    Py_ssize_t n = qidx_v.len / 8;
+    if (!check(&qidx_v, 8, n, "qidx") || !check(&score_v, 8, n, "score") ||
+        (have_key && (!check(&key_v, 8, n, "key") || !check(&skey_v, 8, n, "sorted_key"))) ||
+        !check(&order_v, 8, n, "order") || !check(&sscore_v, 8, n, "sorted_score") ||
+        !check(&offsets_v, 8, num_queries + 1, "offsets"))
+        goto done;
+    const int64_t *qidx = qidx_v.buf, *key = have_key ? key_v.buf : NULL;
     const double *score = score_v.buf;
-    int64_t *order = order_v.buf, *skey = skey_v.buf, *offsets = offsets_v.buf;
+    int64_t *order = order_v.buf, *skey = have_key ? skey_v.buf : NULL, *offsets = offsets_v.buf;
     double *sscore = sscore_v.buf;
     for (Py_ssize_t i = 0; i < n; i++)
         if (qidx[i] < 0 || qidx[i] >= num_queries) {
@@ -121,10 +200,9 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
         int64_t at = next[qidx[i]]++;
         order[at] = i;
         sscore[at] = score[i];
-        skey[at] = key[i];
+        if (skey != NULL) skey[at] = key[i];
     }
-    for (Py_ssize_t q = 0; q < num_queries; q++)
-        if (!in_order(sscore, skey, offsets[q], offsets[q + 1])) sort_segment(sscore, skey, order, offsets[q], offsets[q + 1]);
+    sort_all(sscore, skey, order, offsets, num_queries, threads);
     Py_END_ALLOW_THREADS
     free(next);
     result = Py_None;
@@ -132,22 +210,51 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
 done:
     PyBuffer_Release(&qidx_v);
     PyBuffer_Release(&score_v);
-    PyBuffer_Release(&key_v);
+    if (have_key > 0) {
+        PyBuffer_Release(&key_v);
+        PyBuffer_Release(&skey_v);
+    } else if (have_key < 0) {
+        if (key_v.obj != NULL) PyBuffer_Release(&key_v);
+        if (skey_v.obj != NULL) PyBuffer_Release(&skey_v);
+    }
     PyBuffer_Release(&order_v);
     PyBuffer_Release(&sscore_v);
-    PyBuffer_Release(&skey_v);
     PyBuffer_Release(&offsets_v);
     return result;
 }
 
-/* lookup(qidx, doc, offsets, judged_doc, judged_value, missing, out)
+typedef struct {
+    const int64_t *qidx, *doc, *offsets, *jdoc, *jvalue;
+    int64_t missing, *out, first, last; /* rows first..last-1 */
+} LookupTask;
+
+static void *lookup_rows(void *arg) {
+    LookupTask *t = arg;
+    for (int64_t i = t->first; i < t->last; i++) {
+        int64_t lo = t->offsets[t->qidx[i]], hi = t->offsets[t->qidx[i] + 1], end = hi, d = t->doc[i];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (t->jdoc[mid] < d)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        t->out[i] = (lo < end && t->jdoc[lo] == d) ? t->jvalue[lo] : t->missing;
+    }
+    return NULL;
+}
+
+/* lookup(qidx, doc, offsets, judged_doc, judged_value, missing, out, threads)
  *
  * For each row (query index, doc code): the value of that doc among its query's judgments, or ``missing``.
- * The judgments of query q are judged_doc[offsets[q]..offsets[q+1]-1], sorted ascending (binary search). */
+ * The judgments of query q are judged_doc[offsets[q]..offsets[q+1]-1], sorted ascending (binary search); rows
+ * split over ``threads`` threads. */
 static PyObject *lookup(PyObject *self, PyObject *args) {
     Py_buffer qidx_v, doc_v, offsets_v, jdoc_v, jvalue_v, out_v;
     long long missing;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*Lw*", &qidx_v, &doc_v, &offsets_v, &jdoc_v, &jvalue_v, &missing, &out_v))
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*Lw*i", &qidx_v, &doc_v, &offsets_v, &jdoc_v, &jvalue_v, &missing, &out_v,
+                          &requested))
         return NULL;
     Py_ssize_t n = qidx_v.len / 8, m = jdoc_v.len / 8, num_queries = offsets_v.len / 8 - 1;
     PyObject *result = NULL;
@@ -155,9 +262,7 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
         !check(&offsets_v, 8, num_queries + 1, "offsets") || !check(&jdoc_v, 8, m, "judged_doc") ||
         !check(&jvalue_v, 8, m, "judged_value") || !check(&out_v, 8, n, "out"))
         goto done;
-    const int64_t *qidx = qidx_v.buf, *doc = doc_v.buf, *offsets = offsets_v.buf, *jdoc = jdoc_v.buf,
-                  *jvalue = jvalue_v.buf;
-    int64_t *out = out_v.buf;
+    const int64_t *qidx = qidx_v.buf, *offsets = offsets_v.buf;
     if (num_queries > 0 && (offsets[0] != 0 || offsets[num_queries] != m)) {
         PyErr_SetString(PyExc_ValueError, "offsets must run from 0 to len(judged_doc)");
         goto done;
@@ -169,16 +274,20 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
             goto done;
         }
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t lo = offsets[qidx[i]], hi = offsets[qidx[i] + 1], d = doc[i];
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (jdoc[mid] < d)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        out[i] = (lo < offsets[qidx[i] + 1] && jdoc[lo] == d) ? jvalue[lo] : (int64_t)missing;
+    int threads = thread_count(requested, n);
+    LookupTask tasks[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (LookupTask){qidx, doc_v.buf, offsets, jdoc_v.buf, jvalue_v.buf, (int64_t)missing, out_v.buf,
+                                n / threads * t, t + 1 == threads ? n : n / threads * (t + 1)};
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&ids[t], NULL, lookup_rows, &tasks[t]) == 0;
+    lookup_rows(&tasks[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            lookup_rows(&tasks[t]);
     }
     Py_END_ALLOW_THREADS
     result = Py_None;

@@ -8,6 +8,7 @@ per-query Python loop.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,7 +16,8 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError
-from ..io.table import DOCID, QID, VALUE, Table
+from ..io.scan import codes_in, id_text
+from ..io.table import DOCID, QID, Table
 from ..policies import Policies, QuerySet, ScorePrecision, TiePolicy
 from .rowops import group_order, id_codes, lookup, run_starts, text_order, text_order_codes
 
@@ -65,7 +67,10 @@ class Aligned:
     doc: np.ndarray | None = None
     """Per row: the code of its doc id in ``doc_ids``."""
     doc_ids: pl.Series | None = None
-    """The distinct doc ids ``doc`` codes (run and qrels)."""
+    """The distinct doc ids ``doc`` codes (run and qrels); read them with :meth:`doc_id_series`, which builds them on
+    first use where alignment left them to ``doc_id_source``."""
+    doc_id_source: Callable[[], pl.Series] | None = field(default=None, repr=False)
+    """Builds ``doc_ids`` (inputs read as codes name their documents only when asked)."""
     training: Any = None
     """The training interactions and catalogue the beyond-accuracy measures read
     (:class:`rankwise.engine.training.Training`; attached after alignment, None without them)."""
@@ -73,6 +78,13 @@ class Aligned:
     """The subtopic judgments the intent-aware measures read (:class:`rankwise.io.subtopics.SubtopicJudgments`;
     attached after alignment, None without them)."""
     _cache: dict = field(default_factory=dict, repr=False)
+
+    def doc_id_series(self) -> pl.Series:
+        """The distinct doc ids ``doc`` codes."""
+        if self.doc_ids is None and self.doc_id_source is not None:
+            self.doc_ids = self.doc_id_source()
+        assert self.doc_ids is not None, "aligned without doc ids"
+        return self.doc_ids
 
     @property
     def num_queries(self) -> int:
@@ -131,11 +143,11 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
 
 
 def _order_ties(
-    order: np.ndarray, qidx: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_ids: pl.Series, ties: TiePolicy
+    order: np.ndarray, qidx: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_text: DocText, ties: TiePolicy
 ) -> np.ndarray:
     """``order`` (rows grouped by query, by score descending, equal scores in input order) with each group of equal
-    (query, score) rows put in doc-id order under ``ties``; ``doc_code`` indexes ``doc_ids`` per row. Only the
-    tied rows' ids are ranked, once per distinct id."""
+    (query, score) rows put in doc-id order under ``ties``; ``doc_text(codes)`` names the docs of ``doc_code``. Only
+    the tied rows' ids are ranked, once per distinct id."""
     starts = run_starts(qidx, score)
     tied_with_next = ~starts[1:]
     if not tied_with_next.any():
@@ -147,7 +159,7 @@ def _order_ties(
     group = np.cumsum(starts)[rows]
     group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
     present, local = np.unique(doc_code[order[rows]], return_inverse=True)
-    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_ids.gather(present))[local])
+    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_text(present))[local])
     order[rows] = order[rows][within]
     return order
 
@@ -210,12 +222,13 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
     ``allow_empty`` (one partition of a larger evaluation may hold none).
     """
-    qrels, run = same_id_types(qrels, run)
-    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
-    qrels_grade = qrels.frame.get_column(VALUE).to_numpy()
+    coded = _coded(qrels, run) or _coded_frames(qrels, run)
+    qrels_query, query_ids = coded.qrels_query, coded.query_ids
+    qrels_grade = qrels.values()
     qrels_grade = qrels_grade.astype(np.float64 if qrels_grade.dtype.kind == "f" else np.int64, copy=False)
     sets = _QuerySets(query_ids, *(np.zeros(len(query_ids), dtype=bool) for _ in range(3)))
-    sets.in_run[run_query] = True
+    ranked = np.bincount(coded.run_query, minlength=len(coded.run_query_at)) > 0
+    sets.in_run[coded.run_query_at[ranked]] = True
     sets.in_qrels[qrels_query] = True
     sets.has_relevant[qrels_query[qrels_grade >= policies.rel_level]] = True
     evaluated, scored_empty, no_relevant = _evaluated(sets, policies)
@@ -223,18 +236,18 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     if num_queries == 0 and not allow_empty:
         _refuse_nothing_to_evaluate(qrels, run, policies, sets)
     query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
-    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
-    score = run.frame.get_column(VALUE).to_numpy()
+    run_doc, qrels_doc = coded.run_doc, coded.qrels_doc
+    score = run.values()
     if policies.scores is ScorePrecision.FLOAT32:
         score = score.astype(np.float32).astype(np.float64)
-    qidx = query_index[run_query]
+    qidx = query_index[coded.run_query_at][coded.run_query]
     if num_queries < len(query_ids):
         keep = qidx >= 0
         qidx, score, run_doc = qidx[keep], score[keep], run_doc[keep]
-    order, score, _, offsets = group_order(qidx, num_queries, score, np.arange(len(qidx), dtype=np.int64))
+    order, score, _, offsets = group_order(qidx, num_queries, score, None)
     qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
     if policies.ties is not TiePolicy.INPUT_ORDER:
-        order = _order_ties(order, qidx, score, run_doc, doc_ids, policies.ties)
+        order = _order_ties(order, qidx, score, run_doc, coded.doc_text, policies.ties)
     judged_qidx = query_index[qrels_query]
     judged = judged_qidx >= 0
     by_doc, judged_doc, judged_offsets = judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
@@ -285,8 +298,82 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         accounting=accounting,
         tie_group=tie_group,
         doc=doc,
-        doc_ids=doc_ids,
+        doc_ids=coded.doc_ids,
+        doc_id_source=coded.all_doc_ids,
     )
+
+
+DocText = Callable[[np.ndarray], pl.Series]
+"""The doc ids of some doc codes, as text."""
+
+
+@dataclass(frozen=True)
+class _Coded:
+    """Qrels and run as codes: per qrels row its query's position among the distinct query ids in text order
+    (``query_ids``), per run row its query's code, which is at ``run_query_at[code]`` in that order (the run's own
+    dictionary: no per-row array is made to translate them), and per row its doc's code, equal in both tables; the
+    doc ids themselves as a series (``doc_ids``) or built when asked (``all_doc_ids``), and ``doc_text`` naming some
+    codes."""
+
+    run_query: np.ndarray
+    run_query_at: np.ndarray
+    qrels_query: np.ndarray
+    query_ids: pl.Series
+    run_doc: np.ndarray
+    qrels_doc: np.ndarray
+    doc_text: DocText
+    doc_ids: pl.Series | None = None
+    all_doc_ids: Callable[[], pl.Series] | None = None
+
+
+def _coded_frames(qrels: Table, run: Table) -> _Coded:
+    """:class:`_Coded` from the tables' frames: ids coded by :mod:`.rowops` (integers stay integers, no per-row
+    text), query ids ordered by their text."""
+    qrels, run = same_id_types(qrels, run)
+    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
+    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
+    identity = np.arange(len(query_ids), dtype=np.int64)
+    return _Coded(run_query, identity, qrels_query, query_ids, run_doc, qrels_doc, doc_ids.gather, doc_ids=doc_ids)
+
+
+def _coded(qrels: Table, run: Table) -> _Coded | None:
+    """:class:`_Coded` from tables read as codes (:mod:`rankwise.io.scan`), or None unless both were: the qrels'
+    ids found in the run's dictionaries (one hash lookup per distinct id), those it lacks coded after the run's."""
+    if qrels.codes is None or run.codes is None:
+        return None
+    run_codes, qrels_codes = run.codes, qrels.codes
+    run_query_text = id_text(run_codes, "query")
+    joint, qrels_only_queries = _joint_codes(codes_in(run_codes, "query", qrels_codes), len(run_query_text))
+    query_text = run_query_text + (id_text(qrels_codes, "query", qrels_only_queries) if len(qrels_only_queries) else [])
+    order = np.argsort(np.array(query_text, dtype=object), kind="stable")  # text order (ASCII: byte order)
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order), dtype=np.int64)
+    query_ids = pl.Series(QID, [query_text[i] for i in order], dtype=pl.String)
+    num_run_docs = run_codes.coder.size("doc")
+    joint_doc, qrels_only = _joint_codes(codes_in(run_codes, "doc", qrels_codes), num_run_docs)
+
+    def doc_text(codes: np.ndarray) -> pl.Series:
+        codes = np.asarray(codes, dtype=np.int64)
+        if len(codes) and codes.max() >= num_run_docs:
+            return all_doc_ids().gather(codes)
+        return pl.Series(DOCID, id_text(run_codes, "doc", codes), dtype=pl.String)
+
+    def all_doc_ids() -> pl.Series:
+        return pl.Series(DOCID, id_text(run_codes, "doc") + id_text(qrels_codes, "doc", qrels_only), dtype=pl.String)
+
+    run_query_at = rank[: len(run_query_text)]  # the run's ids come first in the joint dictionary
+    return _Coded(run_codes.query, run_query_at, rank[joint[qrels_codes.query]], query_ids, run_codes.doc,
+                  joint_doc[qrels_codes.doc], doc_text, all_doc_ids=all_doc_ids)  # fmt: skip
+
+
+def _joint_codes(in_first: np.ndarray, first_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Codes in one dictionary of two: ``in_first[c]`` is the code of the second dictionary's id ``c`` in the first
+    (of ``first_size`` ids; −1 where absent), and the absent ids are coded after the first's, in their order. Gives
+    the joint code of each id of the second, and the second's codes of the absent ids."""
+    missing = np.flatnonzero(in_first < 0)
+    joint = in_first.copy()
+    joint[missing] = first_size + np.arange(len(missing), dtype=np.int64)
+    return joint, missing
 
 
 def _refuse_nothing_to_evaluate(qrels: Table, run: Table, policies: Policies, sets: _QuerySets) -> None:

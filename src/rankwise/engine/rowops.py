@@ -14,6 +14,8 @@ from types import ModuleType
 import numpy as np
 import polars as pl
 
+from ..policies import threads
+
 
 def _native() -> ModuleType | None:
     if os.environ.get("RANKWISE_PURE_NUMPY"):
@@ -139,25 +141,31 @@ def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarra
 
 
 def group_order(
-    qidx: np.ndarray, num_queries: int, score: np.ndarray | None, key: np.ndarray
+    qidx: np.ndarray, num_queries: int, score: np.ndarray | None, key: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Rows grouped by query index and each query's rows ordered by (score descending, key ascending).
 
     Returns ``(order, sorted_score, sorted_key, offsets)``: the row order, the scores and keys in that order, and
     ``offsets`` (length ``num_queries + 1``; the rows of query ``q`` are ``order[offsets[q]:offsets[q+1]]``).
     With keys unique within each query the order is total, so every sort algorithm gives the same one. Without
-    ``score``, rows are ordered by key alone. numpy: ``np.lexsort((key, -score, qidx))``; compiled: a counting
-    sort by query, then a sort of each query's rows.
+    ``score``, rows are ordered by key alone; without ``key``, the key is the row's input position (and
+    ``sorted_key`` is ``order``). numpy: ``np.lexsort((key, -score, qidx))``; compiled: a counting sort by query,
+    then a sort of each query's rows, the queries split over :func:`threads` threads.
     """
     n = len(qidx)
     qidx = np.ascontiguousarray(qidx, dtype=np.int64)
-    key = np.ascontiguousarray(key, dtype=np.int64)
     score = np.zeros(n) if score is None else np.ascontiguousarray(score, dtype=np.float64)
     offsets = np.empty(num_queries + 1, dtype=np.int64)
     if NATIVE is not None:
-        order, sorted_score, sorted_key = np.empty(n, np.int64), np.empty(n, np.float64), np.empty(n, np.int64)
-        NATIVE.group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets)
+        order, sorted_score = np.empty(n, np.int64), np.empty(n, np.float64)
+        if key is None:
+            NATIVE.group_order(qidx, num_queries, score, None, order, sorted_score, None, offsets, threads())
+            return order, sorted_score, order, offsets
+        key = np.ascontiguousarray(key, dtype=np.int64)
+        sorted_key = np.empty(n, np.int64)
+        NATIVE.group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets, threads())
         return order, sorted_score, sorted_key, offsets
+    key = np.arange(n, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
     order = np.lexsort((key, -score, qidx))
     offsets[0] = 0
     np.cumsum(np.bincount(qidx, minlength=num_queries), out=offsets[1:])
@@ -172,7 +180,8 @@ def lookup(
 
     The judgments of query ``q`` are ``judged_doc[offsets[q]:offsets[q+1]]``, sorted ascending (as
     :func:`group_order` with the doc codes as key leaves them). numpy: a binary search on the combined key
-    ``qidx · D + doc``; compiled: a binary search within each row's query.
+    ``qidx · D + doc``; compiled: a binary search within each row's query, the rows split over :func:`threads`
+    threads.
     """
     qidx = np.ascontiguousarray(qidx, dtype=np.int64)
     doc = np.ascontiguousarray(doc, dtype=np.int64)
@@ -181,7 +190,7 @@ def lookup(
     out = np.empty(len(qidx), dtype=np.int64)
     if NATIVE is not None:
         NATIVE.lookup(qidx, doc, np.ascontiguousarray(offsets, dtype=np.int64), judged_doc, judged_value,
-                      int(missing), out)  # fmt: skip
+                      int(missing), out, threads())  # fmt: skip
         return out
     if not len(judged_doc):
         out.fill(missing)

@@ -193,8 +193,8 @@ def _training(a: Aligned, measure: str) -> Training:
 
 
 def _doc_text(a: Aligned) -> pl.Series:
-    assert a.doc_ids is not None and a.doc is not None, "aligned without doc ids"
-    return a.doc_ids.cast(pl.String).alias(DOCID)
+    assert a.doc is not None, "aligned without doc ids"
+    return a.doc_id_series().cast(pl.String).alias(DOCID)
 
 
 def item_keys(a: Aligned) -> np.ndarray:
@@ -212,7 +212,7 @@ def training_index(a: Aligned, measure: str) -> TrainingIndex:
 def per_row_of_items(a: Aligned, index: TrainingIndex, per_item: np.ndarray) -> np.ndarray:
     """Per row: ``per_item`` (a float per training item, in code order) of its item; 0 for an item without
     training interactions."""
-    codes = index.item_codes(a.doc_ids)  # type: ignore[arg-type]
+    codes = index.item_codes(a.doc_id_series())
     per_doc = np.where(codes >= 0, per_item[np.maximum(codes, 0)] if len(per_item) else 0.0, 0.0)
     return per_doc.astype(np.float64)[a.doc]
 
@@ -241,5 +241,5 @@ def pairs_present(a: Aligned, index: TrainingIndex) -> np.ndarray:
     users = index.user_codes(a.query_ids)
     users[users < 0] = len(index.users)
     offsets = np.append(index.offsets, index.offsets[-1])
-    item = index.item_codes(a.doc_ids)[a.doc]  # type: ignore[arg-type, index]
+    item = index.item_codes(a.doc_id_series())[a.doc]  # type: ignore[index]
     return lookup(users[a.qidx], item, offsets, index.user_items, index.user_items, -2) == item

@@ -11,13 +11,15 @@ import dataclasses
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
+import numpy as np
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from ..wording import shorten
+from .native import NATIVE
 
 Kind = Literal["qrels", "run"]
 Grades = Literal["integer", "real"]
@@ -46,6 +48,25 @@ class Origin:
 
 
 @dataclass(frozen=True)
+class TableCodes:
+    """A table read as codes (:mod:`rankwise.io.scan`): per row, the code of its query id and of its doc id in the
+    dictionaries of ``coder`` (a ``rankwise.io._trecscan.Coder``, ids in order of first appearance), and its value
+    (int64 grades, float64 scores); row ``i`` is input row ``i``."""
+
+    coder: Any
+    query: np.ndarray
+    doc: np.ndarray
+    value: np.ndarray
+
+    def frame(self) -> pl.DataFrame:
+        """The rows as the columns of :class:`Table` (ids as text)."""
+        queries = pl.Series(QID, self.coder.ids("query"), dtype=pl.String)
+        docs = pl.Series(DOCID, self.coder.ids("doc"), dtype=pl.String)
+        rows = pl.Series(ROW, np.arange(len(self.value), dtype=np.uint32))
+        return pl.DataFrame([queries.gather(self.query), docs.gather(self.doc), rows, pl.Series(VALUE, self.value)])
+
+
+@dataclass(frozen=True)
 class Table:
     """Validated judgments or run: columns query_id, doc_id, value, row (input position).
 
@@ -53,16 +74,61 @@ class Table:
     parquet): integer ids stay integers, so large tables are never turned into per-row strings; wherever the order
     or the spelling of an id matters (doc-id tie order, output) its decimal text is used, so results do not depend
     on the id type. ``notes``: what the reader accepted but did not use (one line each, naming the file), e.g. run
-    lines with fields after the tag, which trec_eval ignores."""
+    lines with fields after the tag, which trec_eval ignores.
+
+    A table read by the compiled TREC scanner (:meth:`from_codes`) holds its rows as :attr:`codes`, and builds
+    ``frame`` from them only when something asks for it; the engine reads the codes. ``dataclasses.replace`` gives a
+    table of its frame alone (the codes describe the rows they were read from)."""
 
     kind: Kind
     frame: pl.DataFrame
     origin: Origin
     run_name: str | None = None
     notes: tuple[str, ...] = ()
+    codes: TableCodes | None = field(default=None, init=False, repr=False, compare=False)
+
+    @classmethod
+    def from_codes(cls, kind: Kind, codes: TableCodes, origin: Origin, run_name: str | None = None,
+                   notes: tuple[str, ...] = ()) -> Table:  # fmt: skip
+        """A table of ``codes``, its frame built on first use."""
+        table = object.__new__(cls)
+        for name, value in (("kind", kind), ("origin", origin), ("run_name", run_name), ("notes", notes),
+                            ("codes", codes)):  # fmt: skip
+            object.__setattr__(table, name, value)
+        return table
+
+    def __getattr__(self, name: str) -> Any:
+        if name != "frame" or self.__dict__.get("codes") is None:
+            raise AttributeError(name)
+        frame = self.codes.frame()  # type: ignore[union-attr]
+        object.__setattr__(self, "frame", frame)
+        return frame
+
+    @property
+    def height(self) -> int:
+        """The number of rows (without building the frame of a coded table)."""
+        return len(self.codes.value) if self.codes is not None else self.frame.height
+
+    def values(self) -> np.ndarray:
+        """The value column (grades or scores) as a numpy array."""
+        return self.codes.value if self.codes is not None else self.frame.get_column(VALUE).to_numpy()
+
+    def distinct_query_ids(self) -> set[str]:
+        """The query ids of the rows, as text."""
+        if self.codes is not None:
+            return set(self.codes.coder.ids("query"))  # a scanned table's dictionary holds its rows' ids only
+        return set(self.with_text_ids().frame.get_column(QID).unique().to_list())
+
+    def with_notes(self, notes: tuple[str, ...]) -> Table:
+        """This table with ``notes`` (its codes kept)."""
+        if self.codes is None:
+            return dataclasses.replace(self, notes=notes)
+        return Table.from_codes(self.kind, self.codes, self.origin, self.run_name, notes)
 
     def with_text_ids(self) -> Table:
         """This table with both id columns as text."""
+        if self.codes is not None:
+            return self  # scanned from text
         if all(self.frame.schema[c] == pl.String for c in (QID, DOCID)):
             return self
         frame = self.frame.with_columns(pl.col(QID).cast(pl.String), pl.col(DOCID).cast(pl.String))
@@ -206,15 +272,20 @@ def check_duplicates(frame: pl.DataFrame, kind: Kind, origin: Origin) -> None:
 
 
 def _distinct_integer_pairs(frame: pl.DataFrame) -> bool:
-    """For integer ids, whether the (query, doc) pairs are distinct, counted on one int64 key (q − q_min) · span +
-    (d − d_min), faster than hashing pairs; False when the ids are not both integers or the key would not fit (the
-    caller then hashes the pairs)."""
+    """For integer ids, whether the (query, doc) pairs are distinct: in a narrow range (at most 4 × the rows), by the
+    compiled pass of :mod:`rankwise.io.native` (rows grouped by query, a stamp per doc), else counted on one int64
+    key (q − q_min) · span + (d − d_min), faster than hashing pairs; False when the ids are not both integers or the
+    key would not fit (the caller then hashes the pairs)."""
     if frame.height == 0 or frame.schema[QID] != pl.Int64 or frame.schema[DOCID] != pl.Int64:
         return False
     bounds = frame.select(pl.col(QID).min().alias("q0"), pl.col(QID).max().alias("q1"), pl.col(DOCID).min().alias("d0"),
                           pl.col(DOCID).max().alias("d1")).row(0)  # fmt: skip
     q0, q1, d0, d1 = (int(v) for v in bounds)
     span = d1 - d0 + 1
+    if NATIVE is not None and max(q1 - q0 + 1, span) <= 4 * frame.height:  # ids in a narrow range: codes as they are
+        query = frame.get_column(QID).to_numpy() - q0
+        doc = frame.get_column(DOCID).to_numpy() - d0
+        return bool(NATIVE.first_repeated_pair(query, q1 - q0 + 1, doc, span) < 0)
     if (q1 - q0 + 1) * span >= 2**63:
         return False
     key = (pl.col(QID) - q0) * span + (pl.col(DOCID) - d0)

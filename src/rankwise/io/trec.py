@@ -20,7 +20,6 @@ counts the run lines with extra fields.
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 import zlib
@@ -30,6 +29,7 @@ from pathlib import Path
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
+from .scan import scan_trec
 from .table import DOCID, QID, ROW, VALUE, Grades, Kind, Origin, Table, make_table
 
 COLUMNS: dict[Kind, tuple[str, ...]] = {
@@ -120,22 +120,34 @@ def gunzip(data: bytes, name: str) -> bytes:
 def read_trec(path: str | Path, kind: Kind, threshold: float | None = None, grades: Grades = "integer") -> Table:
     """Read a TREC qrels or run file into a validated :class:`Table` (``grades="real"``: real-valued qrels grades)."""
     path = Path(path)
-    return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades)
+
+    def again() -> bytes:  # the file's lines named in an error, without holding its bytes meanwhile
+        data = read_bytes(path)
+        return data[len(_BOM) :] if data.startswith(_BOM) else data
+
+    return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades, scan=True, reread=again)
 
 
 def parse_trec(
     raw: bytes, kind: Kind, name: str, threshold: float | None = None, *, careful: bool = False, first_line: int = 1,
-    grades: Grades = "integer",
+    grades: Grades = "integer", scan: bool = False, reread: Callable[[], bytes] | None = None,
 ) -> Table:  # fmt: skip
     """Parse the bytes of a TREC qrels or run file (``name`` names it in errors and notes).
 
-    ``careful=True`` skips the fast reader (the tests compare the two). ``first_line``: the line number of the first
+    ``careful=True`` skips the fast readers (the tests compare them). ``first_line``: the line number of the first
     byte of ``raw`` in its file (a block of a file read in parts), so that errors name the file's own lines.
+    ``scan=True`` tries the compiled scanner first (:mod:`rankwise.io.scan`: a table of codes, for a whole file read
+    once; a block of a streamed file is better read by polars, whose frame it needs); ``reread`` gives the bytes
+    again when an error names a line of a scanned table, which then does not hold them.
     """
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     if not raw or raw.isspace():
         raise EmptyInputError(f"{name}: file is empty")
+    if scan and not careful and (kind == "run" or (threshold is None and grades == "integer")):
+        scanned = scan_trec(raw, kind, Origin(name, _line_mapper(reread or raw, first_line)))
+        if scanned is not None:
+            return scanned
     separator = None if careful else _plain_separator(raw)
     if separator is not None:
         try:
@@ -236,7 +248,7 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
             f"{name}: {lines_have} fields after the tag (ignored, as trec_eval does); "
             f"first at line {extra.get_column(_LINE)[0]}"
         )
-        table = dataclasses.replace(table, notes=(*table.notes, note))
+        table = table.with_notes((*table.notes, note))
     return table
 
 
@@ -285,14 +297,14 @@ def _data_line_numbers(data: bytes) -> list[int]:
     return numbers
 
 
-def _line_mapper(raw: bytes, first_line: int = 1) -> Callable[[int], int]:
-    """Row index -> line number of the raw file (whose first line is ``first_line``); computed lazily (only error
-    messages need it)."""
+def _line_mapper(raw: bytes | Callable[[], bytes], first_line: int = 1) -> Callable[[int], int]:
+    """Row index -> line number of the raw file (whose first line is ``first_line``; ``raw``: its bytes, or a function
+    reading them); computed lazily (only error messages need it)."""
     numbers: list[int] = []
 
     def line_of(row: int) -> int:
         if not numbers:
-            numbers.extend(_data_line_numbers(raw))
+            numbers.extend(_data_line_numbers(raw if isinstance(raw, bytes) else raw()))
         return numbers[row] + first_line - 1
 
     return line_of

@@ -205,9 +205,9 @@ def _shown(a: Aligned, m: Measure) -> np.ndarray:
 
 def _row_items(a: Aligned, rows: np.ndarray) -> tuple[np.ndarray, pl.Series]:
     """(per row of ``rows``: the index of its item in ``items``, ``items``: their distinct ids as text)."""
-    assert a.doc is not None and a.doc_ids is not None, "aligned without doc ids"
+    assert a.doc is not None, "aligned without doc ids"
     docs, local = np.unique(a.doc[rows], return_inverse=True)
-    return local, a.doc_ids.gather(docs).cast(pl.String)
+    return local, a.doc_id_series().gather(docs).cast(pl.String)
 
 
 def intra_list_diversity(a: Aligned, m: Measure, rel: int) -> np.ndarray:

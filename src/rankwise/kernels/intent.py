@@ -104,8 +104,9 @@ def _retrieved_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """(row, slot) of every run row relevant to a subtopic, by row then slot: each row's candidate found by doc code
     within its query (:func:`rankwise.engine.rowops.lookup`), then its slots expanded."""
-    assert a.doc_ids is not None and a.doc is not None, "aligned without doc ids"
-    doc_index = pl.DataFrame({DOCID: a.doc_ids.cast(pl.String), "_d": np.arange(len(a.doc_ids), dtype=np.int64)})
+    assert a.doc is not None, "aligned without doc ids"
+    doc_ids = a.doc_id_series()
+    doc_index = pl.DataFrame({DOCID: doc_ids.cast(pl.String), "_d": np.arange(len(doc_ids), dtype=np.int64)})
     coded = candidates.join(doc_index, on=DOCID, how="inner")  # a document outside the run and qrels is not ranked
     by_doc, docs, doc_offsets = judgments_by_doc(coded.get_column("_q").to_numpy().astype(np.int64),
                                                   coded.get_column("_d").to_numpy(), a.num_queries)  # fmt: skip

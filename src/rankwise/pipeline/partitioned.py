@@ -100,7 +100,7 @@ def compute_in_partitions(
     one range at a time (and its cache-friendlier sizes). Rows are grouped by range in one pass, keeping their
     order."""
     limit = partition_rows or PARTITION_ROWS
-    if inputs.run.frame.height <= limit:
+    if inputs.run.height <= limit:
         return compute_groups(plan, inputs, catalog)
     qrels, run = same_id_types(inputs.qrels, inputs.run)
     (run_query, qrels_query), ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
@@ -125,7 +125,7 @@ def compute_in_partitions(
 
 def _rows_by_partition(partition: np.ndarray, num_partitions: int) -> list[np.ndarray]:
     """The row indices of each partition, in row order."""
-    order, _, _, offsets = group_order(partition, num_partitions, None, np.arange(len(partition)))
+    order, _, _, offsets = group_order(partition, num_partitions, None, None)
     return [order[offsets[p] : offsets[p + 1]] for p in range(num_partitions)]
 
 

@@ -275,12 +275,12 @@ def rating_notes(plan: Plan, qrels: Table, evaluated: list[str] | tuple[str, ...
     measures, and would be left out by a dialect that averages over users with a relevant item). Without one:
     grades that look like ratings (all between 1 and 10, top grade 4 or more) while every grade is at or above the
     relevance level, so every rated item counts as relevant."""
-    frame = qrels.frame
-    if frame.height == 0:
+    if qrels.height == 0:
         return []
     level = plan.policies.rel_level
     if plan.threshold is None:
-        low, high = frame.select(pl.col(VALUE).min().alias("low"), pl.col(VALUE).max().alias("high")).row(0)
+        grades = qrels.values()
+        low, high = grades.min().item(), grades.max().item()
         if not (level <= low and low >= 1 and 4 <= high <= RATING_LIKE_MAX):
             return []
         return [
@@ -288,7 +288,7 @@ def rating_notes(plan: Plan, qrels: Table, evaluated: list[str] | tuple[str, ...
             "counts as relevant; if these are ratings, give a threshold (--threshold 4 / threshold=4: rating >= 4 "
             "is relevant)"
         ]
-    best = frame.group_by(QID).agg(pl.col(VALUE).max()).filter(pl.col(VALUE) < level)
+    best = qrels.frame.group_by(QID).agg(pl.col(VALUE).max()).filter(pl.col(VALUE) < level)
     if best.height == 0:
         return []
     ids = best.get_column(QID).cast(pl.String)

@@ -123,11 +123,11 @@ def _numbered_entries(
     # form_prefs_counts.c orders equal scores by doc id ascending (form_res_rels.c, for the other measures, descending)
     policies = Policies(ties=TiePolicy.DOCNO_ASC, queries=QuerySet.QRELS, depth=depth)
     aligned = align(prefs.pool(), run, policies, allow_empty=True)
-    assert aligned.doc_ids is not None and aligned.doc is not None  # align always codes the documents
+    assert aligned.doc is not None  # align always codes the documents
     judged = aligned.grade != UNJUDGED
     retrieved = pl.DataFrame({
         QID: pl.Series(aligned.query_ids, dtype=pl.String).gather(aligned.qidx[judged]),
-        DOCID: aligned.doc_ids.cast(pl.String).gather(aligned.doc[judged]),
+        DOCID: aligned.doc_id_series().cast(pl.String).gather(aligned.doc[judged]),
         "rank": (aligned.cumulative_within_query(judged) - 1)[judged].astype(np.int64),
     })  # fmt: skip
     counted = index.join(retrieved.group_by(QID).len(), on=QID, how="left").sort("q")

@@ -67,7 +67,7 @@ def run_trec_eval(options: TrecEvalOptions, notes: list[str] | None = None) -> T
     if options.complete:
         run, placeholders = with_placeholders(qrels, run)
     whole_run = run  # before -J: judgment groups condense it group by group, preferences ignore -J (as trec_eval)
-    evaluated = set(run.with_text_ids().frame.get_column("query_id").unique().to_list())
+    evaluated = run.distinct_query_ids()
     if options.judged_only:  # a query may be left with no judged document: evaluate every judged query, show these
         run = judged_only(qrels, run, depth)
         depth = None
@@ -131,7 +131,7 @@ def read_zscores(path: str | Path) -> dict[tuple[str, str], tuple[float, float]]
 def _emptied_num_rel(qrels: Table, run: Table, query_ids: Sequence[str], options: TrecEvalOptions) -> np.ndarray:
     """Per query: its number of relevant judged documents (grade >= -l) when ``-J`` left its ranking empty,
     else −1 (:attr:`rankwise.trec_eval.output.TrecEvalOutput.emptied_num_rel`)."""
-    ranked = set(run.with_text_ids().frame.get_column("query_id").unique().to_list())
+    ranked = run.distinct_query_ids()
     judged = qrels.with_text_ids().frame.filter(pl.col("value") >= options.rel_level)
     relevant = dict(judged.group_by("query_id").len().iter_rows())
     return np.array([-1 if q in ranked else relevant.get(q, 0) for q in query_ids], dtype=np.int64)

@@ -1,0 +1,734 @@
+/* Compiled TREC text scanning for rankwise.io.scan: lines split into fields, ids coded, values parsed.
+ *
+ * A Coder holds two dictionaries (query ids, doc ids), each giving every distinct id a code (query ids in order of
+ * first appearance; doc ids in parts by hash, each in order of first appearance), for the one file it scans;
+ * Coder.find translates another Coder's codes. Coder.scan fills arrays Python allocated (the buffer protocol, no
+ * numpy headers) with the GIL released, on as many threads as it is given. It reads only regular input: a
+ * line with the wrong number of fields, a value outside its grammar, a non-finite score or an integer grade that does
+ * not fit 64 bits makes it stop and say so (status 1), and the Python readers of rankwise.io.trec, which name the
+ * line and the problem, take the file instead. Python checks beforehand that the data is ASCII with no NUL byte.
+ *
+ * The grammar is rankwise.io.trec's: lines end at "\n"; fields are separated by runs of " \t\r\v\f"; blank lines
+ * and lines whose first field starts with "#" are skipped; a run line's fields after the sixth are ignored (counted).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <pthread.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
+/* Buffers: on Linux mapped directly (zeroed; resized by remapping, never copied), elsewhere malloc'd. grow(NULL, 0,
+ * n) allocates, grow(p, old, n) resizes keeping the contents (the new part zeroed), release frees. Transparent huge
+ * pages are not asked for: where the kernel compacts memory to find them (defrag=madvise), a fresh process spent
+ * more time in those page faults than it saved (measured on the 2-core machine of benchmarks/). */
+static void *grow(void *p, size_t old, size_t bytes) {
+#ifdef __linux__
+    void *q = p == NULL ? mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+                        : mremap(p, old, bytes, MREMAP_MAYMOVE);
+    return q == MAP_FAILED ? NULL : q;
+#else
+    char *q = realloc(p, bytes);
+    if (q != NULL && bytes > old) memset(q + old, 0, bytes - old);
+    return q;
+#endif
+}
+
+static void release(void *p, size_t bytes) {
+    if (p == NULL) return;
+#ifdef __linux__
+    munmap(p, bytes);
+#else
+    (void)bytes;
+    free(p);
+#endif
+}
+
+typedef struct {
+    uint32_t tag;               /* the hash's high half, made odd; 0 = empty */
+    int32_t code;
+} Slot;
+
+typedef struct {
+    char *arena;                /* the distinct ids' bytes, one after another */
+    size_t arena_len, arena_cap;
+    int64_t *start;             /* per code: where its bytes begin in the arena */
+    int32_t *len;               /* per code: how many bytes */
+    int64_t count, cap;
+    Slot *slots;                /* open addressing, linear probing; the id's bytes are compared only on equal tags */
+    uint64_t mask;
+} Dict;
+
+static inline uint64_t hash_bytes(const char *s, int32_t n) {
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a, then murmur3's finaliser to spread the bits */
+    for (int32_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint32_t tag_of(uint64_t h) { return (uint32_t)(h >> 32) | 1u; }
+
+static void dict_free(Dict *d) {
+    release(d->arena, d->arena_cap);
+    release(d->start, sizeof(int64_t) * (size_t)d->cap);
+    release(d->len, sizeof(int32_t) * (size_t)d->cap);
+    if (d->mask) release(d->slots, sizeof(Slot) * (d->mask + 1));
+    memset(d, 0, sizeof(Dict));
+}
+
+/* Room for at least ``ids`` distinct ids at a load of at most 1/2 (the slots rebuilt, each id hashed again). */
+static int dict_reserve(Dict *d, int64_t ids) {
+    uint64_t size = d->mask ? d->mask + 1 : 1024;
+    while ((uint64_t)ids * 2 > size) size *= 2;
+    if (d->mask && size == d->mask + 1) return 1;
+    Slot *slots = grow(NULL, 0, size * sizeof(Slot));
+    if (slots == NULL) return 0;
+    for (int64_t c = 0; c < d->count; c++) {
+        uint64_t h = hash_bytes(d->arena + d->start[c], d->len[c]), at = h & (size - 1);
+        while (slots[at].tag) at = (at + 1) & (size - 1);
+        slots[at].tag = tag_of(h);
+        slots[at].code = (int32_t)c;
+    }
+    if (d->mask) release(d->slots, sizeof(Slot) * (d->mask + 1));
+    d->slots = slots;
+    d->mask = size - 1;
+    return 1;
+}
+
+/* The slot holding the id s[0..n-1] of hash h, or the empty slot where it would go. */
+static inline Slot *dict_probe(const Dict *d, const char *s, int32_t n, uint64_t h) {
+    uint64_t at = h & d->mask;
+    uint32_t tag = tag_of(h);
+    for (;;) {
+        Slot *slot = &d->slots[at];
+        if (slot->tag == 0) return slot;
+        if (slot->tag == tag) {
+            int32_t c = slot->code;
+            if (d->len[c] == n && memcmp(d->arena + d->start[c], s, (size_t)n) == 0) return slot;
+        }
+        at = (at + 1) & d->mask;
+    }
+}
+
+/* The code of the id s[0..n-1] (hash h), added when new; -1 when memory runs out (or past 2^31 - 1 ids). */
+static int64_t dict_code(Dict *d, const char *s, int32_t n, uint64_t h) {
+    if (d->mask == 0 || (uint64_t)(d->count + 1) * 2 > d->mask + 1) {
+        if (!dict_reserve(d, d->count + 1)) return -1;
+    }
+    Slot *slot = dict_probe(d, s, n, h);
+    if (slot->tag) return slot->code;
+    if (d->count == INT32_MAX) return -1;
+    if (d->count == d->cap) {
+        int64_t cap = d->cap ? d->cap * 2 : 1024;
+        int64_t *start = grow(d->start, sizeof(int64_t) * (size_t)d->cap, sizeof(int64_t) * (size_t)cap);
+        if (start == NULL) return -1;
+        d->start = start;
+        int32_t *len = grow(d->len, sizeof(int32_t) * (size_t)d->cap, sizeof(int32_t) * (size_t)cap);
+        if (len == NULL) return -1;
+        d->len = len;
+        d->cap = cap;
+    }
+    if (d->arena_len + (size_t)n > d->arena_cap) {
+        size_t cap = d->arena_cap ? d->arena_cap * 2 : 1 << 16;
+        while (cap < d->arena_len + (size_t)n) cap *= 2;
+        char *arena = grow(d->arena, d->arena_cap, cap);
+        if (arena == NULL) return -1;
+        d->arena = arena;
+        d->arena_cap = cap;
+    }
+    memcpy(d->arena + d->arena_len, s, (size_t)n);
+    int64_t c = d->count++;
+    d->start[c] = (int64_t)d->arena_len;
+    d->len[c] = n;
+    d->arena_len += (size_t)n;
+    slot->tag = tag_of(h);
+    slot->code = (int32_t)c;
+    return c;
+}
+
+#define MAX_PARTS 64
+
+/* The doc dictionary is split by hash into parts, each filled by its own thread; the code of an id is its part's
+ * base plus its code within the part (ids in order of first appearance within each part). */
+typedef struct {
+    PyObject_HEAD
+    Dict queries;
+    Dict docs[MAX_PARTS];
+    int64_t base[MAX_PARTS + 1]; /* global code of each part's first id; base[parts] = how many doc ids */
+    int parts;                   /* 0 until a file is scanned */
+} Coder;
+
+static void coder_dealloc(Coder *self) {
+    dict_free(&self->queries);
+    for (int p = 0; p < MAX_PARTS; p++) dict_free(&self->docs[p]);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static inline int part_of(uint64_t h, int parts) { return (int)((((h >> 20) & 0xffffffffULL) * (uint64_t)parts) >> 32); }
+
+static inline int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+/* [+-]?[0-9]+ fitting int64. */
+static int parse_integer(const char *s, int32_t n, int64_t *out) {
+    int32_t i = 0;
+    int negative = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    if (i == n) return 0;
+    uint64_t value = 0, limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return 0;
+        uint64_t digit = (uint64_t)(s[i] - '0');
+        if (value > (limit - digit) / 10) return 0;
+        value = value * 10 + digit;
+    }
+    *out = negative ? (int64_t)(0 - value) : (int64_t)value;
+    return 1;
+}
+
+static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* Clinger's fast path: [+-]?digits[.digits] with at most 15 significant digits and at most 22 after the point is
+ * m / 10^k with m and 10^k exact doubles, so one correctly rounded division gives the correctly rounded value
+ * (what strtod gives). 0 where it does not apply (an exponent, more digits): strtod decides. */
+static int fast_real(const char *s, int32_t n, double *out) {
+    int32_t i = 0, digits = 0, after = 0, point = 0;
+    int negative = 0;
+    uint64_t m = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    for (; i < n; i++) {
+        char c = s[i];
+        if (c == '.' && !point) {
+            point = 1;
+            continue;
+        }
+        if (c < '0' || c > '9') return 0;
+        if (m || c != '0') digits++;
+        m = m * 10 + (uint64_t)(c - '0');
+        if (point) after++;
+        if (digits > 15 || after > 22) return 0;
+    }
+    double value = (double)m / POWERS[after];
+    *out = (negative ? -value : value) + 0.0;
+    return 1;
+}
+
+/* [+-]?(digits[.digits?]|.digits)([eE][+-]?digits)?, finite; -0 becomes 0 (one score, as trec_eval compares). */
+static int parse_real(const char *s, int32_t n, double *out) {
+    int32_t i = 0, digits = 0;
+    char copy[512];
+    if (n >= (int32_t)sizeof(copy)) return 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    }
+    if (digits == 0) return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        int32_t exponent_digits = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, exponent_digits++;
+        if (exponent_digits == 0) return 0;
+    }
+    if (i != n) return 0;
+    if (fast_real(s, n, out)) return 1;
+    memcpy(copy, s, (size_t)n);
+    copy[n] = '\0';
+    double value = strtod(copy, NULL);
+    if (!isfinite(value)) return 0;
+    *out = value + 0.0;
+    return 1;
+}
+
+static inline int32_t span_length(const char *s, const char *end) {
+    const char *q = s;
+    while (q < end && !is_space(*q) && *q != '\n') q++;
+    return (int32_t)(q - s);
+}
+
+/* Phase 1, one thread per chunk of lines: fields split, values parsed, each row's query id and doc id kept as
+ * their offsets in the data (in the query and doc code arrays, coded in phases 2 and 3). */
+typedef struct {
+    const char *data;
+    int64_t begin, end, first_line, row0; /* bytes begin..end-1 (whole lines); rows written from row0 */
+    int fields, integer_values;
+    int64_t *qcode, *dcode, *ivalue;
+    double *fvalue;
+    int64_t rows, lines, extra, first_extra, bad_line;
+    int status;
+    const char *tag;
+    int32_t tag_len;
+} ChunkTask;
+
+static void *scan_chunk(void *arg) {
+    ChunkTask *t = arg;
+    const char *p = t->data + t->begin, *end = t->data + t->end;
+    int64_t line = t->first_line - 1, at = t->fields == 4 ? 3 : 4;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        if (eol == NULL) eol = end;
+        line++;
+        const char *start[6];
+        int32_t len[6];
+        int count = 0, comment = 0;
+        const char *q = p;
+        while (q < eol) {
+            while (q < eol && is_space(*q)) q++;
+            if (q >= eol) break;
+            const char *s = q;
+            while (q < eol && !is_space(*q)) q++;
+            if (count == 0 && *s == '#') {
+                comment = 1;
+                break;
+            }
+            if (count < 6) {
+                start[count] = s;
+                len[count] = (int32_t)(q - s);
+            }
+            count++;
+            if (count > t->fields && t->fields == 4) break;
+        }
+        p = eol + 1;
+        if (comment || count == 0) continue;
+        int64_t row = t->row0 + t->rows;
+        if (count < t->fields || (t->fields == 4 && count > 4) ||
+            (t->integer_values ? !parse_integer(start[at], len[at], &t->ivalue[row])
+                               : !parse_real(start[at], len[at], &t->fvalue[row]))) {
+            t->status = 1;
+            t->bad_line = line;
+            return NULL;
+        }
+        if (count > t->fields && t->extra++ == 0) t->first_extra = line;
+        if (t->rows == 0 && t->fields == 6) {
+            t->tag = start[5];
+            t->tag_len = len[5];
+        }
+        t->qcode[row] = start[0] - t->data;
+        t->dcode[row] = start[2] - t->data;
+        t->rows++;
+    }
+    return NULL;
+}
+
+/* Phase 2, one thread per part of the doc dictionary: every row's doc id hashed, those of this part coded (a batch
+ * of slots fetched ahead of use: most ids of a run are new, and each lookup is a cache miss). */
+typedef struct {
+    Coder *coder;
+    const char *data, *end;
+    const int64_t *offset;
+    int64_t *local, rows;
+    int part, memory;
+} PartTask;
+
+static void *code_part(void *arg) {
+    PartTask *t = arg;
+    Dict *d = &t->coder->docs[t->part];
+    enum { BATCH = 32 };
+    const char *s[BATCH];
+    int32_t n[BATCH];
+    uint64_t h[BATCH];
+    int64_t row[BATCH];
+    for (int64_t i = 0; i < t->rows;) {
+        int batch = 0;
+        for (; i < t->rows && batch < BATCH; i++) {
+            const char *id = t->data + t->offset[i];
+            int32_t len = span_length(id, t->end);
+            uint64_t hash = hash_bytes(id, len);
+            if (part_of(hash, t->coder->parts) != t->part) continue;
+            s[batch] = id;
+            n[batch] = len;
+            h[batch] = hash;
+            row[batch] = i;
+            __builtin_prefetch(&d->slots[hash & d->mask]);
+            batch++;
+        }
+        for (int k = 0; k < batch; k++) {
+            int64_t code = dict_code(d, s[k], n[k], h[k]);
+            if (code < 0) {
+                t->memory = 1;
+                return NULL;
+            }
+            t->local[row[k]] = ((int64_t)t->part << 40) | code;
+        }
+    }
+    return NULL;
+}
+
+/* Run fn over tasks[0..count-1], each in its own thread but the first (in this one); a thread that cannot be had
+ * leaves its task to this one. */
+static void run_all(void *(*fn)(void *), void *tasks, size_t size, int count) {
+    pthread_t ids[MAX_PARTS];
+    int started[MAX_PARTS] = {0};
+    for (int t = 1; t < count; t++) started[t] = pthread_create(&ids[t], NULL, fn, (char *)tasks + t * size) == 0;
+    fn(tasks);
+    for (int t = 1; t < count; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            fn((char *)tasks + t * size);
+    }
+}
+
+#define BYTES_PER_THREAD (1 << 21) /* a smaller file is scanned by one thread */
+
+/* Coder.scan(data, fields, integer_values, query_code, doc_code, value, threads) ->
+ *     (rows, status, line, extra_lines, first_extra_line, tag)
+ *
+ * fields: 4 (qrels: query_id iteration doc_id grade) or 6 (run: query_id iteration doc_id rank score tag).
+ * Writes per data line its query code, doc code and value (int64 grade when integer_values, else float64); the
+ * arrays must hold len(data) / (2 * fields - 1) + 64 items. status 0: every line read; 1: the line numbered ``line`` is not
+ * regular (the Python readers take the file); 2: no data line. extra_lines: run lines with fields after the tag,
+ * the first at first_extra_line. tag: the first data line's tag (run), else None. A Coder scans one file; the work
+ * is split over ``threads`` threads (by lines, then by part of the doc dictionary), the result the same. */
+static PyObject *coder_scan(Coder *self, PyObject *args) {
+    Py_buffer data_v, qcode_v, dcode_v, value_v;
+    int fields, integer_values, requested;
+    if (!PyArg_ParseTuple(args, "y*ipw*w*w*i", &data_v, &fields, &integer_values, &qcode_v, &dcode_v, &value_v,
+                          &requested))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t capacity = qcode_v.len / 8;
+    ChunkTask *chunks = NULL;
+    PartTask *parts = NULL;
+    int64_t *local = NULL, local_rows = 0;
+    if (fields != 4 && fields != 6) {
+        PyErr_SetString(PyExc_ValueError, "fields must be 4 or 6");
+        goto done;
+    }
+    if (self->parts != 0) {
+        PyErr_SetString(PyExc_ValueError, "a Coder scans one file");
+        goto done;
+    }
+    if (dcode_v.len / 8 < capacity || value_v.len / 8 < capacity) {
+        PyErr_SetString(PyExc_ValueError, "output arrays of different sizes");
+        goto done;
+    }
+    const char *data = data_v.buf;
+    int64_t size = data_v.len;
+    int threads = requested < 1 ? 1 : (requested > MAX_PARTS ? MAX_PARTS : requested);
+    if (size / BYTES_PER_THREAD + 1 < threads) threads = (int)(size / BYTES_PER_THREAD + 1);
+    self->parts = threads;
+    chunks = calloc((size_t)threads, sizeof(ChunkTask));
+    parts = calloc((size_t)threads, sizeof(PartTask));
+    if (chunks == NULL || parts == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t rows = 0, extra = 0, first_extra = 0, bad_line = 0;
+    const char *tag = NULL;
+    int32_t tag_len = 0;
+    int status = 0, memory = 0;
+    Py_BEGIN_ALLOW_THREADS
+    /* Chunks of whole lines, each with its first line's number and room for one row per line. */
+    int64_t begin = 0, line = 1, row0 = 0;
+    for (int t = 0; t < threads; t++) {
+        int64_t end = t + 1 == threads ? size : size / threads * (t + 1);
+        if (end < begin) end = begin;
+        if (end < size) {
+            const char *eol = memchr(data + end, '\n', (size_t)(size - end));
+            end = eol == NULL ? size : eol - data + 1;
+        }
+        int64_t lines = 0;
+        for (const char *q = data + begin; (q = memchr(q, '\n', (size_t)(data + end - q))) != NULL; q++) lines++;
+        chunks[t] = (ChunkTask){data, begin, end, line, row0, fields, integer_values, qcode_v.buf, dcode_v.buf,
+                                value_v.buf, value_v.buf, 0, lines, 0, 0, 0, 0, NULL, 0};
+        begin = end;
+        line += lines;
+        /* room for its rows: at most one per line, and a data line takes at least 2 * fields - 1 bytes */
+        int64_t most = (chunks[t].end - chunks[t].begin) / (2 * fields - 1) + 1;
+        row0 += lines + 1 < most ? lines + 1 : most;
+    }
+    if (row0 > capacity) {
+        PyErr_SetString(PyExc_ValueError, "output arrays too small (one item per 2 * fields - 1 bytes, + 64)");
+        memory = -1;
+    } else {
+        run_all(scan_chunk, chunks, sizeof(ChunkTask), threads);
+    }
+    for (int t = 0; t < threads && status == 0; t++) {
+        ChunkTask *c = &chunks[t];
+        if (c->status) {
+            status = 1;
+            bad_line = c->bad_line;
+            break;
+        }
+        if (c->extra && extra == 0) first_extra = c->first_extra;
+        extra += c->extra;
+        if (tag == NULL && c->rows) {
+            tag = c->tag;
+            tag_len = c->tag_len;
+        }
+        if (c->row0 != rows) { /* close the gaps between chunks */
+            memmove((char *)qcode_v.buf + 8 * rows, (char *)qcode_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
+            memmove((char *)dcode_v.buf + 8 * rows, (char *)dcode_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
+            memmove((char *)value_v.buf + 8 * rows, (char *)value_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
+        }
+        rows += c->rows;
+    }
+    if (status == 0 && rows > 0) {
+        local = grow(NULL, 0, sizeof(int64_t) * (size_t)rows);
+        local_rows = rows;
+        for (int t = 0; local != NULL && t < threads; t++)
+            if (!dict_reserve(&self->docs[t], rows / threads + rows / (threads * 8) + 16)) memory = 1;
+        if (local == NULL) memory = 1;
+        if (!memory) {
+            for (int t = 0; t < threads; t++)
+                parts[t] = (PartTask){self, data, data + size, dcode_v.buf, local, rows, t, 0};
+            run_all(code_part, parts, sizeof(PartTask), threads);
+            for (int t = 0; t < threads; t++) memory |= parts[t].memory;
+        }
+        if (!memory) {
+            int64_t *dcode = dcode_v.buf, *qcode = qcode_v.buf;
+            self->base[0] = 0;
+            for (int t = 0; t < threads; t++) self->base[t + 1] = self->base[t] + self->docs[t].count;
+            for (int64_t i = 0; i < rows; i++) dcode[i] = self->base[local[i] >> 40] + (local[i] & ((1LL << 40) - 1));
+            const char *last = NULL;
+            int32_t last_len = 0;
+            int64_t last_code = -1;
+            for (int64_t i = 0; i < rows && !memory; i++) { /* queries: runs are written query by query */
+                const char *id = data + qcode[i];
+                int32_t len = span_length(id, data + size);
+                if (last_code < 0 || len != last_len || memcmp(id, last, (size_t)len) != 0) {
+                    last_code = dict_code(&self->queries, id, len, hash_bytes(id, len));
+                    if (last_code < 0) memory = 1;
+                }
+                last = id;
+                last_len = len;
+                qcode[i] = last_code;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (memory) {
+        if (memory > 0) PyErr_NoMemory();
+        goto done;
+    }
+    if (status == 0 && rows == 0) status = 2;
+    PyObject *tag_text = tag == NULL ? Py_NewRef(Py_None) : PyUnicode_DecodeASCII(tag, tag_len, "strict");
+    if (tag_text == NULL) goto done;
+    result = Py_BuildValue("nnnnnN", (Py_ssize_t)rows, (Py_ssize_t)status, (Py_ssize_t)bad_line, (Py_ssize_t)extra,
+                           (Py_ssize_t)first_extra, tag_text);
+done:
+    free(chunks);
+    free(parts);
+    release(local, sizeof(int64_t) * (size_t)local_rows);
+    PyBuffer_Release(&data_v);
+    PyBuffer_Release(&qcode_v);
+    PyBuffer_Release(&dcode_v);
+    PyBuffer_Release(&value_v);
+    return result;
+}
+
+/* The dictionary and code within it of a query code or a doc code. */
+static const Dict *locate(const Coder *self, int docs, int64_t code, int64_t *local) {
+    *local = code;
+    if (!docs) return &self->queries;
+    int p = 0;
+    while (p + 1 < self->parts && self->base[p + 1] <= code) p++;
+    *local = code - self->base[p];
+    return &self->docs[p];
+}
+
+static int64_t count_of(const Coder *self, int docs) {
+    return docs ? (self->parts ? self->base[self->parts] : 0) : self->queries.count;
+}
+
+static int which(const char *name) {
+    if (strcmp(name, "query") == 0) return 0;
+    if (strcmp(name, "doc") == 0) return 1;
+    PyErr_SetString(PyExc_ValueError, "which must be 'query' or 'doc'");
+    return -1;
+}
+
+/* Coder.ids(which, codes=None) -> list[str]: the ids of the codes given (int64 buffer), or of every code in order. */
+static PyObject *coder_ids(Coder *self, PyObject *args) {
+    const char *name;
+    PyObject *codes_obj = Py_None;
+    if (!PyArg_ParseTuple(args, "s|O", &name, &codes_obj)) return NULL;
+    int docs = which(name);
+    if (docs < 0) return NULL;
+    Py_buffer codes_v;
+    int have_codes = codes_obj != Py_None;
+    if (have_codes && PyObject_GetBuffer(codes_obj, &codes_v, PyBUF_SIMPLE) < 0) return NULL;
+    int64_t total = count_of(self, docs);
+    Py_ssize_t n = have_codes ? codes_v.len / 8 : (Py_ssize_t)total;
+    const int64_t *codes = have_codes ? codes_v.buf : NULL;
+    PyObject *out = PyList_New(n);
+    if (out == NULL) goto done;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t c = have_codes ? codes[i] : (int64_t)i, at;
+        if (c < 0 || c >= total) {
+            PyErr_Format(PyExc_ValueError, "code %lld is outside 0..%lld", (long long)c, (long long)total - 1);
+            Py_CLEAR(out);
+            goto done;
+        }
+        const Dict *d = locate(self, docs, c, &at);
+        PyObject *text = PyUnicode_DecodeASCII(d->arena + d->start[at], d->len[at], "strict");
+        if (text == NULL) {
+            Py_CLEAR(out);
+            goto done;
+        }
+        PyList_SET_ITEM(out, i, text);
+    }
+done:
+    if (have_codes) PyBuffer_Release(&codes_v);
+    return out;
+}
+
+static PyTypeObject CoderType;
+
+/* The code of s[0..n-1] among the query ids or the doc ids, or -1. */
+static int64_t code_of(const Coder *self, int docs, const char *s, int32_t n) {
+    uint64_t h = hash_bytes(s, n);
+    int p = docs ? part_of(h, self->parts) : 0;
+    const Dict *d = docs ? &self->docs[p] : &self->queries;
+    if (d->mask == 0) return -1;
+    Slot *slot = dict_probe(d, s, n, h);
+    return slot->tag ? (docs ? self->base[p] : 0) + slot->code : -1;
+}
+
+/* Coder.find(which, other, out): for each id of other's dictionary, its code in this one or -1 (int64 out). */
+static PyObject *coder_find(Coder *self, PyObject *args) {
+    const char *name;
+    PyObject *other_obj;
+    Py_buffer out_v;
+    if (!PyArg_ParseTuple(args, "sO!w*", &name, &CoderType, &other_obj, &out_v)) return NULL;
+    PyObject *result = NULL;
+    Coder *other = (Coder *)other_obj;
+    int docs = which(name);
+    if (docs < 0) goto done;
+    int64_t total = count_of(other, docs);
+    if (out_v.len != 8 * total) {
+        PyErr_SetString(PyExc_ValueError, "out must hold one int64 per id of other");
+        goto done;
+    }
+    if (docs && self->parts == 0) {
+        for (int64_t c = 0; c < total; c++) ((int64_t *)out_v.buf)[c] = -1;
+    } else {
+        int64_t *out = out_v.buf;
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t c = 0; c < total; c++) {
+            int64_t at;
+            const Dict *d = locate(other, docs, c, &at);
+            out[c] = code_of(self, docs, d->arena + d->start[at], d->len[at]);
+        }
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&out_v);
+    return result;
+}
+
+/* Coder.size(which) -> int: how many distinct ids. */
+static PyObject *coder_size(Coder *self, PyObject *args) {
+    const char *name;
+    if (!PyArg_ParseTuple(args, "s", &name)) return NULL;
+    int docs = which(name);
+    return docs < 0 ? NULL : PyLong_FromLongLong((long long)count_of(self, docs));
+}
+
+/* first_repeated_pair(qcode, num_queries, dcode, num_docs) -> int: the first row whose (query, doc) pair occurs in
+ * an earlier row, or -1. Rows grouped by query with a counting sort, then a stamp per doc. */
+static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
+    Py_buffer q_v, d_v;
+    Py_ssize_t num_queries, num_docs;
+    if (!PyArg_ParseTuple(args, "y*ny*n", &q_v, &num_queries, &d_v, &num_docs)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = q_v.len / 8;
+    if (d_v.len / 8 != n || num_queries < 0 || num_docs < 0) {
+        PyErr_SetString(PyExc_ValueError, "bad arguments");
+        goto done;
+    }
+    const int64_t *q = q_v.buf, *d = d_v.buf;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (q[i] < 0 || q[i] >= num_queries || d[i] < 0 || d[i] >= num_docs) {
+            PyErr_SetString(PyExc_ValueError, "code out of range");
+            goto done;
+        }
+    int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
+    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(num_docs ? num_docs : 1));
+    Py_ssize_t found = -1;
+    if (offsets == NULL || rows == NULL || stamp == NULL) {
+        free(offsets);
+        free(rows);
+        free(stamp);
+        PyErr_NoMemory();
+        goto done;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) offsets[q[i] + 1]++;
+    for (Py_ssize_t k = 0; k < num_queries; k++) offsets[k + 1] += offsets[k];
+    for (Py_ssize_t i = 0; i < n; i++) rows[offsets[q[i]]++] = i; /* offsets[k] now ends query k */
+    for (Py_ssize_t k = 0; k < num_docs; k++) stamp[k] = -1;
+    int64_t from = 0;
+    for (Py_ssize_t k = 0; k < num_queries; k++) {
+        for (int64_t at = from; at < offsets[k]; at++) {
+            int64_t row = rows[at];
+            if (stamp[d[row]] >= from) { /* seen in this query: the later of the two rows repeats */
+                int64_t earlier = stamp[d[row]];
+                Py_ssize_t repeat = (Py_ssize_t)(rows[earlier] > row ? rows[earlier] : row);
+                if (found < 0 || repeat < found) found = repeat;
+            } else
+                stamp[d[row]] = at;
+        }
+        from = offsets[k];
+    }
+    Py_END_ALLOW_THREADS
+    free(offsets);
+    free(rows);
+    free(stamp);
+    result = PyLong_FromSsize_t(found);
+done:
+    PyBuffer_Release(&q_v);
+    PyBuffer_Release(&d_v);
+    return result;
+}
+
+static PyMethodDef coder_methods[] = {
+    {"scan", (PyCFunction)coder_scan, METH_VARARGS, "Scan TREC text into codes and values (see the C source)."},
+    {"ids", (PyCFunction)coder_ids, METH_VARARGS, "The ids of codes: ids('query'|'doc', codes=None)."},
+    {"find", (PyCFunction)coder_find, METH_VARARGS, "Codes here of another coder's ids: find(which, other, out)."},
+    {"size", (PyCFunction)coder_size, METH_VARARGS, "How many distinct ids: size('query'|'doc')."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyTypeObject CoderType = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "rankwise.io._trecscan.Coder",
+    .tp_basicsize = sizeof(Coder),
+    .tp_dealloc = (destructor)coder_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Codes for the query ids and doc ids of the files it scans (equal ids, equal codes).",
+    .tp_methods = coder_methods,
+    .tp_new = PyType_GenericNew,
+};
+
+static PyMethodDef methods[] = {
+    {"first_repeated_pair", first_repeated_pair, METH_VARARGS, "The first row repeating a (query, doc) pair, or -1."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_trecscan", "Compiled TREC text scanning.", -1, methods};
+
+PyMODINIT_FUNC PyInit__trecscan(void) {
+    if (PyType_Ready(&CoderType) < 0) return NULL;
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    Py_INCREF(&CoderType);
+    if (PyModule_AddObject(m, "Coder", (PyObject *)&CoderType) < 0) {
+        Py_DECREF(&CoderType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

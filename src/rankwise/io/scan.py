@@ -1,0 +1,61 @@
+"""TREC text read by compiled code straight into codes: the fast path of :func:`rankwise.io.trec.parse_trec`.
+
+The ``rankwise.io._trecscan`` C extension splits each line into fields, gives every distinct query id and doc id a
+code (a hash table, ids in order of first appearance) and parses the grade or score, with the grammar of
+:mod:`rankwise.io.trec`; the table it gives holds those codes (:class:`~rankwise.io.table.TableCodes`) and builds its
+polars frame only when something asks for it. It reads regular input only: data that is not ASCII or holds a NUL
+byte, a line with too few fields (or a qrels line with too many), a value outside the grammar (grades
+``[+-]?digits`` within 64 bits; scores ``[+-]?(digits[.digits]|.digits)([eE][+-]?digits)``, finite), and a (query,
+doc) pair given twice make it give way to the polars readers, which read the same input to the same rows or name the
+line of the problem (tests/io/test_scan.py holds both to the same answer). Without the extension (no C compiler at
+install, or ``RANKWISE_PURE_NUMPY=1``) every file takes the polars readers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..policies import threads
+from .native import NATIVE
+from .table import Kind, Origin, Table, TableCodes
+
+
+def scan_trec(raw: bytes, kind: Kind, origin: Origin) -> Table | None:
+    """``raw`` (TREC qrels with integer grades, or a run; no byte order mark) as a coded table, or None where the
+    input is not regular (see the module docstring) or the scanner is not built: the polars readers then decide."""
+    if NATIVE is None or b"\x00" in raw or not raw.isascii():
+        return None
+    coder = NATIVE.Coder()
+    fields = 4 if kind == "qrels" else 6
+    capacity = len(raw) // (2 * fields - 1) + 64  # a data line takes 2 · fields − 1 bytes or more (pages unused
+    query, doc = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)  # stay unallocated)
+    value = np.empty(capacity, dtype=np.int64 if kind == "qrels" else np.float64)
+    rows, status, _, extra, first_extra, tag = coder.scan(raw, fields, kind == "qrels", query, doc, value, threads())
+    if status != 0:
+        return None
+    query, doc, value = query[:rows], doc[:rows], value[:rows]
+    if NATIVE.first_repeated_pair(query, coder.size("query"), doc, coder.size("doc")) >= 0:
+        return None
+    notes: tuple[str, ...] = ()
+    if extra:
+        lines_have = "1 line has" if extra == 1 else f"{extra} lines have"
+        notes = (f"{origin.name}: {lines_have} fields after the tag (ignored, as trec_eval does); first at line "
+                 f"{first_extra}",)  # fmt: skip
+    return Table.from_codes(kind, TableCodes(coder, query, doc, value), origin, tag, notes)
+
+
+def id_text(codes: TableCodes, which: str, positions: Any = None) -> list[str]:
+    """The query (``which="query"``) or doc ids of ``codes``' dictionary, all or at ``positions`` (int64 codes)."""
+    if positions is None:
+        return codes.coder.ids(which)  # type: ignore[no-any-return]
+    return codes.coder.ids(which, np.ascontiguousarray(positions, dtype=np.int64))  # type: ignore[no-any-return]
+
+
+def codes_in(codes: TableCodes, which: str, other: TableCodes) -> np.ndarray:
+    """For each id of ``other``'s dictionary (``which``: "query" or "doc"), its code in ``codes``' dictionary, −1
+    where it has none."""
+    out = np.empty(other.coder.size(which), dtype=np.int64)
+    codes.coder.find(which, other.coder, out)
+    return out

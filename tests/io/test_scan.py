@@ -1,0 +1,185 @@
+"""The compiled TREC scanner (rankwise.io.scan): ordinary files become tables of codes, anything irregular goes to the
+polars readers, and an evaluation of scanned files is bit for bit the evaluation of the same rows read by polars.
+
+tests/io/test_io_grammar.py fuzzes the scanner against the careful reader on every grammar case; here: which files
+it takes, its number parsing against Python's float(), its repeated-pair check against a plain model, and whole
+evaluations (ties, queries on one side only, documents judged but not ranked) against the frame path."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankwise
+from rankwise import InputError
+from rankwise.io import load_qrels, load_run
+from rankwise.io.scan import NATIVE, scan_trec
+from rankwise.io.table import Origin
+from rankwise.io.trec import parse_trec
+
+pytestmark = pytest.mark.skipif(NATIVE is None, reason="the rankwise.io._trecscan extension is not built")
+
+
+def write(path: Path, text: str | bytes) -> str:
+    path.write_bytes(text.encode() if isinstance(text, str) else text)
+    return str(path)
+
+
+def test_ordinary_files_are_scanned_into_codes(tmp_path: Path) -> None:
+    qrels = load_qrels(write(tmp_path / "q", "q1 0 d1 1\nq1 0 d2 0\nq2 0 d1 2\n"))
+    run = load_run(write(tmp_path / "r", "# a comment\nq1 Q0 d1 1 2.5 tag\nq1\tQ0 d2 2 1.5 tag x\r\n"))
+    assert qrels.codes is not None and run.codes is not None
+    assert run.run_name == "tag" and run.height == 2
+    assert run.notes == (f"{tmp_path / 'r'}: 1 line has fields after the tag (ignored, as trec_eval does); first at "
+                         "line 3",)  # fmt: skip
+    assert qrels.frame.rows() == [("q1", "d1", 0, 1), ("q1", "d2", 1, 0), ("q2", "d1", 2, 2)]
+    assert run.frame.rows() == [("q1", "d1", 0, 2.5), ("q1", "d2", 1, 1.5)]
+    assert run.origin.locate(1) == f"{tmp_path / 'r'}:3"
+
+
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        (b"q1 0 d1 1\nq1 0 d1 2\n", "qrels"),  # a repeated pair: the polars reader names both lines
+        ("q1 0 d\u00e9 1\n".encode(), "qrels"),  # not ASCII
+        (b"q1 0 d1 1.5\n", "qrels"),  # a real grade
+        (b"q1 0 d1 99999999999999999999\n", "qrels"),  # beyond 64 bits
+        (b"q1 Q0 d1 1 inf t\n", "run"),  # not finite
+        (b"q1 Q0 d1 1 0x10 t\n", "run"),  # outside the grammar
+        (b"q1 Q0 d1 1 1e400 t\n", "run"),  # overflows
+        (b"q1 Q0 d1 1\n", "run"),  # short
+        (b"q1 0 d1 1 x\n", "qrels"),  # long
+        (b"# only a comment\n", "run"),
+    ],
+)
+def test_irregular_input_goes_to_the_polars_readers(text: bytes, kind: str) -> None:
+    assert scan_trec(text, kind, Origin("f")) is None  # type: ignore[arg-type]
+    try:
+        expected: object = parse_trec(text, kind, "f", careful=True).frame.rows()  # type: ignore[arg-type]
+    except InputError as exc:
+        expected = str(exc)
+    try:
+        got: object = parse_trec(text, kind, "f", scan=True).frame.rows()  # type: ignore[arg-type]
+    except InputError as exc:
+        got = str(exc)
+    assert got == expected
+
+
+def test_real_grades_and_thresholds_are_read_by_polars(tmp_path: Path) -> None:
+    path = write(tmp_path / "q", "q1 0 d1 1\n")
+    assert load_qrels(path, grades="real").codes is None
+    assert load_qrels(path, threshold=1).codes is None
+
+
+DECIMAL = st.from_regex(r"\A[+-]?([0-9]{1,25}(\.[0-9]{0,25})?|\.[0-9]{1,25})([eE][+-]?[0-9]{1,3})?\Z")
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(DECIMAL, st.floats(allow_nan=False, allow_infinity=False).map(repr)), min_size=1,
+                max_size=30))  # fmt: skip
+def test_scores_parse_as_python_floats_do(texts: list[str]) -> None:
+    finite = [t for t in texts if np.isfinite(float(t))]
+    if not finite:
+        return
+    raw = "".join(f"q Q0 d{i} 1 {t} x\n" for i, t in enumerate(finite)).encode()
+    table = scan_trec(raw, "run", Origin("f"))
+    assert table is not None and table.codes is not None
+    expected = np.array([float(t) + 0.0 for t in finite])
+    assert table.codes.value.tobytes() == expected.tobytes()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=40))
+def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tuple[int, int]]) -> None:
+    assert NATIVE is not None
+    query = np.array([q for q, _ in pairs], dtype=np.int64)
+    doc = np.array([d for _, d in pairs], dtype=np.int64)
+    seen: set[tuple[int, int]] = set()
+    expected = -1
+    for row, pair in enumerate(pairs):
+        if pair in seen:
+            expected = row
+            break
+        seen.add(pair)
+    assert NATIVE.first_repeated_pair(query, 5, doc, 7) == expected
+
+
+def random_files(rng: random.Random, tmp_path: Path) -> tuple[str, str]:
+    """A run with tied scores, queries only in the run or only in the qrels, docs judged but never ranked."""
+    qrels, run = [], []
+    for q in range(rng.randint(1, 12)):
+        qid = f"q{rng.randint(0, 30)}"
+        docs = rng.sample(range(40), rng.randint(1, 20))
+        if rng.random() < 0.85:
+            qrels += [f"{qid} 0 d{d} {rng.choice([0, 0, 1, 2, 3, -1])}" for d in docs[: rng.randint(1, len(docs))]]
+            qrels += [f"{qid} 0 j{q}_{k} {rng.randint(0, 2)}" for k in range(rng.randint(0, 3))]
+        if rng.random() < 0.9:
+            run += [f"{qid} Q0 d{d} 0 {rng.choice([1, 2, 2.5, 3, 0.1 * rng.randint(0, 9)])} t" for d in docs]
+    qrels = first_of_each_pair(qrels) or ["q0 0 d0 1"]
+    run = first_of_each_pair(run) or ["q0 Q0 d0 1 1 t"]
+    rng.shuffle(run)
+    return write(tmp_path / "qrels", "\n".join(qrels) + "\n"), write(tmp_path / "run", "\n".join(run) + "\n")
+
+
+def first_of_each_pair(lines: list[str]) -> list[str]:
+    """The lines whose (query, doc) pair no earlier line has."""
+    kept: dict[tuple[str, str], str] = {}
+    for line in lines:
+        fields = line.split()
+        kept.setdefault((fields[0], fields[2]), line)
+    return list(kept.values())
+
+
+MEASURES = ["nDCG@5", "AP", "RR", "P@3", "R@10", "Judged@5", "nDCG(ideal=uncut)@10", "bpref", "ERR@5", "NumRet"]
+
+
+@pytest.mark.parametrize("seed", range(25))
+@pytest.mark.parametrize("policies", [{}, {"ties": "docno_asc", "queries": "qrels"}, {"ties": "input_order"},
+                                      {"ties": "average", "queries": "run"}, {"dialect": "ranx"},
+                                      {"queries": "relevant", "depth": 3, "judged_only": True}])  # fmt: skip
+def test_scanned_files_evaluate_as_frames_do(seed: int, policies: dict, tmp_path: Path) -> None:
+    qrels_path, run_path = random_files(random.Random(seed), tmp_path)
+    scanned_qrels, scanned_run = load_qrels(qrels_path), load_run(run_path)
+    assert scanned_qrels.codes is not None and scanned_run.codes is not None
+    frames = (parse_trec(Path(qrels_path).read_bytes(), "qrels", qrels_path, careful=True),
+              parse_trec(Path(run_path).read_bytes(), "run", run_path, careful=True))  # fmt: skip
+    measures = ["nDCG@5", "AP", "RR", "P@3"] if "dialect" in policies else MEASURES
+    try:
+        expected = rankwise.evaluate(*frames, measures, **policies)
+    except InputError as exc:
+        with pytest.raises(InputError, match=str(exc).split(":")[-1].strip()[:30]):
+            rankwise.evaluate(scanned_qrels, scanned_run, measures, **policies)
+        return
+    for qrels, run in ((scanned_qrels, scanned_run), (scanned_qrels, frames[1]), (frames[0], scanned_run)):
+        got = rankwise.evaluate(qrels, run, measures, **policies)
+        assert got.query_ids == expected.query_ids
+        assert got.values.tobytes() == expected.values.tobytes()
+        assert got.notes() == expected.notes()
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(-3, 6), st.integers(100, 140)), min_size=1, max_size=60),
+       st.sampled_from([0, 10**12]))  # fmt: skip
+def test_integer_id_frames_refuse_a_repeated_pair_by_its_rows(pairs: list[tuple[int, int]], shift: int) -> None:
+    """Integer ids in a narrow range are checked by the compiled pass, wide ones by the int64 key: both refuse exactly
+    the frames with a repeated (query, doc) pair, naming its first repetition and the row it repeats."""
+    import polars as pl
+
+    from rankwise.io.table import make_table
+
+    frame = pl.DataFrame({"query_id": [q for q, _ in pairs], "doc_id": [d * (1 + shift) for _, d in pairs],
+                          "value": [1] * len(pairs)})  # fmt: skip
+    first: dict[tuple[int, int], int] = {}
+    repeat = next(((row, first[pair]) for row, pair in enumerate(pairs) if pair in first or first.setdefault(pair, row)
+                   is None), None)  # fmt: skip
+    if repeat is None:
+        assert make_table(frame, "qrels", Origin("f")).frame.height == len(pairs)
+        return
+    with pytest.raises(InputError, match=rf"^f row {repeat[0]}: .* appears twice in the qrels \(first at f row "
+                                         rf"{repeat[1]}\)$"):  # fmt: skip
+        make_table(frame, "qrels", Origin("f"))
