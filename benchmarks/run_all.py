@@ -4,6 +4,9 @@ Runs, one after the other, each in its own process (so one part's memory never w
 
 - P1 ``bench_trec.py``: TREC files of Q queries × D documents, rankwise API and CLI against pytrec_eval and ranx
   (warm and cold);
+- drop-in ``bench_drop_in.py``: ``rankwise trec_eval`` against the trec_eval 10 binary (``$TREC_EVAL``, else built
+  from ``../shared/tools/trec_eval``) on P1's files, each in its own process with its peak RSS, outputs compared
+  byte for byte, on every core and on one;
 - P2 ``bench_recs.py``: recommendation lists of 0.1M, 1M and 5M users from DataFrames, rankwise against RePlay
   (polars and pandas), rs_metrics, MS Recommenders' python evaluation and torchmetrics, each tool in its own
   process with its peak RSS, values checked against rankwise under the matching dialect, time and bytes per row
@@ -43,7 +46,7 @@ from bench_trec import processor, version
 HERE = Path(__file__).resolve().parent
 PACKAGES = ("numpy", "polars", "pandas", "pytrec-eval-terrier", "ranx", "numba", "replay-rec", "rs-metrics",
             "recommenders", "torchmetrics", "torch")  # fmt: skip
-PARTS = ("p1", "p2", "large")
+PARTS = ("p1", "drop-in", "p2", "large")
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ def parts(args: argparse.Namespace) -> list[Part]:
     every = {
         "p1": Part("p1", "P1: TREC files", [python, str(HERE / "bench_trec.py"), "--queries", str(args.queries),
                    "--docs", str(args.docs), "--repeat", str(args.repeat)]),
+        "drop-in": Part("drop-in", "rankwise trec_eval against the trec_eval binary",
+                        [python, str(HERE / "bench_drop_in.py"), "--queries", str(args.queries), "--docs",
+                         str(args.docs), "--repeat", str(max(args.repeat, 3)), "--threads", "1"]),
         "p2": Part("p2", "P2: recommendation lists, with the scaling series", [python, str(HERE / "bench_recs.py"),
                    "--users", args.users, "--repeat", str(args.repeat), "--tools", args.tools,
                    "--peer-timeout", str(args.peer_timeout)]),
@@ -119,7 +125,8 @@ def run_part(part: Part) -> tuple[list[str], bool]:
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--parts", default=",".join(PARTS), help="comma-separated parts to run (default: p1,p2,large)")
+    parser.add_argument("--parts", default=",".join(PARTS),
+                        help="comma-separated parts to run (default: p1,drop-in,p2,large)")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool in P1 and P2 (default: 3)")
     parser.add_argument("--output", type=Path, help="also write the report to this file")
     p1 = parser.add_argument_group("P1, TREC files")

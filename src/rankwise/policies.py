@@ -8,8 +8,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from enum import Enum
-
-import numpy as np
+from numbers import Integral
 
 from .errors import RankwiseError
 
@@ -100,7 +99,7 @@ class Policies:
     judged_only: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.judged_only, (bool, np.bool_)):
+        if not isinstance(self.judged_only, bool) and type(self.judged_only).__name__ not in ("bool", "bool_"):  # numpy
             raise RankwiseError(f"judged_only must be True or False, got {self.judged_only!r}")
         object.__setattr__(self, "judged_only", bool(self.judged_only))
         object.__setattr__(self, "scores", parse_enum(ScorePrecision, self.scores, "score precision"))
@@ -114,6 +113,6 @@ class Policies:
 def _whole_number(value: object, name: str, what: str, minimum: int) -> int:
     """``value`` as an int when it is an integer (Python or numpy, not bool) >= ``minimum``; anything else — a
     float such as 1.5 or even 2.0, a string, NaN — is refused, never truncated or converted."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:  # numpy's integers too
         raise RankwiseError(f"{name} must be {what}, got {value!r}")
     return int(value)

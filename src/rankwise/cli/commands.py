@@ -83,7 +83,9 @@ def dialects(
     """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
     from .explain import show_dialects
 
-    if (qrels is None or run is None) or measures:
+    if qrels is None or run is None:  # the list: no input options to read (and no engine to import)
+        click.echo(show_dialects(output_format, None, None, [], 1, {}), nl=False)
+    elif measures:
         inputs = to_evaluation_options(evaluation).keywords()
         rel_level = inputs.pop("rel_level")
         click.echo(show_dialects(output_format, qrels, run, list(measures), rel_level, inputs), nl=False)

@@ -16,7 +16,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError
-from ..io.scan import codes_in, id_text
+from ..io.scan import ScannedIds
 from ..io.table import DOCID, QID, Table
 from ..policies import Policies, QuerySet, ScorePrecision, TiePolicy
 from .rowops import group_order, id_codes, lookup, run_starts, text_order, text_order_codes
@@ -222,7 +222,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
     ``allow_empty`` (one partition of a larger evaluation may hold none).
     """
-    coded = _coded(qrels, run) or _coded_frames(qrels, run)
+    coded = code_jointly(qrels, run)
     qrels_query, query_ids = coded.qrels_query, coded.query_ids
     qrels_grade = qrels.values()
     qrels_grade = qrels_grade.astype(np.float64 if qrels_grade.dtype.kind == "f" else np.int64, copy=False)
@@ -308,12 +308,12 @@ DocText = Callable[[np.ndarray], pl.Series]
 
 
 @dataclass(frozen=True)
-class _Coded:
-    """Qrels and run as codes: per qrels row its query's position among the distinct query ids in text order
-    (``query_ids``), per run row its query's code, which is at ``run_query_at[code]`` in that order (the run's own
-    dictionary: no per-row array is made to translate them), and per row its doc's code, equal in both tables; the
-    doc ids themselves as a series (``doc_ids``) or built when asked (``all_doc_ids``), and ``doc_text`` naming some
-    codes."""
+class Coded:
+    """Qrels and run as codes (:func:`code_jointly`): per qrels row its query's position among the distinct query
+    ids in text order (``query_ids``), per run row its query's code, which is at ``run_query_at[code]`` in that order
+    (the run's own dictionary: no per-row array is made to translate them), and per row its doc's code, equal in both
+    tables; the doc ids themselves as a series (``doc_ids``) or built when asked (``all_doc_ids``), and ``doc_text``
+    naming some codes."""
 
     run_query: np.ndarray
     run_query_at: np.ndarray
@@ -326,44 +326,91 @@ class _Coded:
     all_doc_ids: Callable[[], pl.Series] | None = None
 
 
-def _coded_frames(qrels: Table, run: Table) -> _Coded:
-    """:class:`_Coded` from the tables' frames: ids coded by :mod:`.rowops` (integers stay integers, no per-row
+@dataclass
+class SharedIds:
+    """The dictionaries of qrels and run coded together (:func:`code_jointly`), shared by the query ranges of a large
+    evaluation (:class:`rankwise.io.table.TableCodes`): query ids in text order, doc ids built once when asked."""
+
+    query_ids: pl.Series
+    doc_text: DocText
+    all_doc_ids: Callable[[], pl.Series]
+    complete = False
+    _docs: pl.Series | None = None
+
+    @classmethod
+    def of(cls, coded: Coded) -> SharedIds:
+        def every_doc() -> pl.Series:
+            assert coded.doc_ids is not None
+            return coded.doc_ids
+
+        return cls(coded.query_ids, coded.doc_text, coded.all_doc_ids or every_doc)
+
+    def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
+        if which == "query":
+            return self.query_ids if positions is None else self.query_ids.gather(positions)
+        if positions is not None and self._docs is None:
+            return self.doc_text(positions)
+        if self._docs is None:
+            self._docs = self.all_doc_ids()
+        return self._docs if positions is None else self._docs.gather(positions)
+
+    def size(self, which: str) -> int:
+        return len(self.query_ids) if which == "query" else len(self.series("doc"))
+
+
+def code_jointly(qrels: Table, run: Table) -> Coded:
+    """Qrels and run as codes in one pair of dictionaries (:class:`Coded`): from their codes where both hold codes,
+    else from their frames."""
+    return _coded(qrels, run) or _coded_frames(qrels, run)
+
+
+def _coded_frames(qrels: Table, run: Table) -> Coded:
+    """:class:`Coded` from the tables' frames: ids coded by :mod:`.rowops` (integers stay integers, no per-row
     text), query ids ordered by their text."""
     qrels, run = same_id_types(qrels, run)
     (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
     (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
     identity = np.arange(len(query_ids), dtype=np.int64)
-    return _Coded(run_query, identity, qrels_query, query_ids, run_doc, qrels_doc, doc_ids.gather, doc_ids=doc_ids)
+    return Coded(run_query, identity, qrels_query, query_ids, run_doc, qrels_doc, doc_ids.gather, doc_ids=doc_ids)
 
 
-def _coded(qrels: Table, run: Table) -> _Coded | None:
-    """:class:`_Coded` from tables read as codes (:mod:`rankwise.io.scan`), or None unless both were: the qrels'
-    ids found in the run's dictionaries (one hash lookup per distinct id), those it lacks coded after the run's."""
+def _coded(qrels: Table, run: Table) -> Coded | None:
+    """:class:`Coded` from tables held as codes, or None unless both are: one shared dictionary (query ranges,
+    :class:`SharedIds`) is read as it is; two scanned files' (:mod:`rankwise.io.scan`) are joined, the qrels' ids
+    found in the run's dictionaries (one hash lookup per distinct id), those it lacks coded after the run's."""
     if qrels.codes is None or run.codes is None:
         return None
     run_codes, qrels_codes = run.codes, qrels.codes
-    run_query_text = id_text(run_codes, "query")
-    joint, qrels_only_queries = _joint_codes(codes_in(run_codes, "query", qrels_codes), len(run_query_text))
-    query_text = run_query_text + (id_text(qrels_codes, "query", qrels_only_queries) if len(qrels_only_queries) else [])
+    if isinstance(run_codes.ids, SharedIds) and run_codes.ids is qrels_codes.ids:
+        shared = run_codes.ids
+        identity = np.arange(len(shared.query_ids), dtype=np.int64)
+        return Coded(run_codes.query, identity, qrels_codes.query, shared.query_ids, run_codes.doc, qrels_codes.doc,
+                     lambda codes: shared.series("doc", codes), all_doc_ids=lambda: shared.series("doc"))  # fmt: skip
+    run_ids, qrels_ids = run_codes.ids, qrels_codes.ids
+    if not (isinstance(run_ids, ScannedIds) and isinstance(qrels_ids, ScannedIds)):
+        return None
+    run_query_text = run_ids.text("query")
+    joint, qrels_only_queries = _joint_codes(run_ids.codes_of("query", qrels_ids), len(run_query_text))
+    query_text = run_query_text + (qrels_ids.text("query", qrels_only_queries) if len(qrels_only_queries) else [])
     order = np.argsort(np.array(query_text, dtype=object), kind="stable")  # text order (ASCII: byte order)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
     query_ids = pl.Series(QID, [query_text[i] for i in order], dtype=pl.String)
-    num_run_docs = run_codes.coder.size("doc")
-    joint_doc, qrels_only = _joint_codes(codes_in(run_codes, "doc", qrels_codes), num_run_docs)
+    num_run_docs = run_ids.size("doc")
+    joint_doc, qrels_only = _joint_codes(run_ids.codes_of("doc", qrels_ids), num_run_docs)
 
     def doc_text(codes: np.ndarray) -> pl.Series:
         codes = np.asarray(codes, dtype=np.int64)
         if len(codes) and codes.max() >= num_run_docs:
             return all_doc_ids().gather(codes)
-        return pl.Series(DOCID, id_text(run_codes, "doc", codes), dtype=pl.String)
+        return run_ids.series("doc", codes)
 
     def all_doc_ids() -> pl.Series:
-        return pl.Series(DOCID, id_text(run_codes, "doc") + id_text(qrels_codes, "doc", qrels_only), dtype=pl.String)
+        return pl.Series(DOCID, run_ids.text("doc") + qrels_ids.text("doc", qrels_only), dtype=pl.String)
 
     run_query_at = rank[: len(run_query_text)]  # the run's ids come first in the joint dictionary
-    return _Coded(run_codes.query, run_query_at, rank[joint[qrels_codes.query]], query_ids, run_codes.doc,
-                  joint_doc[qrels_codes.doc], doc_text, all_doc_ids=all_doc_ids)  # fmt: skip
+    return Coded(run_codes.query, run_query_at, rank[joint[qrels_codes.query]], query_ids, run_codes.doc,
+                 joint_doc[qrels_codes.doc], doc_text, all_doc_ids=all_doc_ids)  # fmt: skip
 
 
 def _joint_codes(in_first: np.ndarray, first_size: int) -> tuple[np.ndarray, np.ndarray]:

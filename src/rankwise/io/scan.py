@@ -16,10 +16,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import polars as pl
 
 from ..policies import threads
 from .native import NATIVE
-from .table import Kind, Origin, Table, TableCodes
+from .table import DOCID, QID, Kind, Origin, Table, TableCodes
 
 
 def scan_trec(raw: bytes, kind: Kind, origin: Origin) -> Table | None:
@@ -43,19 +44,31 @@ def scan_trec(raw: bytes, kind: Kind, origin: Origin) -> Table | None:
         lines_have = "1 line has" if extra == 1 else f"{extra} lines have"
         notes = (f"{origin.name}: {lines_have} fields after the tag (ignored, as trec_eval does); first at line "
                  f"{first_extra}",)  # fmt: skip
-    return Table.from_codes(kind, TableCodes(coder, query, doc, value), origin, tag, notes)
+    return Table.from_codes(kind, TableCodes(ScannedIds(coder), query, doc, value), origin, tag, notes)
 
 
-def id_text(codes: TableCodes, which: str, positions: Any = None) -> list[str]:
-    """The query (``which="query"``) or doc ids of ``codes``' dictionary, all or at ``positions`` (int64 codes)."""
-    if positions is None:
-        return codes.coder.ids(which)  # type: ignore[no-any-return]
-    return codes.coder.ids(which, np.ascontiguousarray(positions, dtype=np.int64))  # type: ignore[no-any-return]
+class ScannedIds:
+    """The ids of one scanned file (its ``Coder``'s dictionaries: every id is in its rows), as text."""
 
+    complete = True
 
-def codes_in(codes: TableCodes, which: str, other: TableCodes) -> np.ndarray:
-    """For each id of ``other``'s dictionary (``which``: "query" or "doc"), its code in ``codes``' dictionary, −1
-    where it has none."""
-    out = np.empty(other.coder.size(which), dtype=np.int64)
-    codes.coder.find(which, other.coder, out)
-    return out
+    def __init__(self, coder: Any) -> None:
+        self.coder = coder
+
+    def text(self, which: str, positions: Any = None) -> list[str]:
+        """The query (``which="query"``) or doc ids, all or at ``positions`` (codes)."""
+        if positions is None:
+            return self.coder.ids(which)  # type: ignore[no-any-return]
+        return self.coder.ids(which, np.ascontiguousarray(positions, dtype=np.int64))  # type: ignore[no-any-return]
+
+    def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
+        return pl.Series(QID if which == "query" else DOCID, self.text(which, positions), dtype=pl.String)
+
+    def size(self, which: str) -> int:
+        return self.coder.size(which)  # type: ignore[no-any-return]
+
+    def codes_of(self, which: str, other: ScannedIds) -> np.ndarray:
+        """For each id of ``other`` (``which``: "query" or "doc"), its code here, −1 where it has none."""
+        out = np.empty(other.size(which), dtype=np.int64)
+        self.coder.find(which, other.coder, out)
+        return out

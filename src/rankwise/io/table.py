@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import polars as pl
@@ -47,23 +47,38 @@ class Origin:
         return f"{self.name} row {row + self.first_row}"
 
 
+class IdDictionary(Protocol):
+    """What the codes of a coded table index: its query ids and doc ids (``which``: ``"query"`` or ``"doc"``)."""
+
+    complete: bool
+    """Whether every id of the dictionary is in the table's rows (one file scanned), or it is shared by several."""
+
+    def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
+        """The ids at ``positions`` (codes), or all of them in code order, in their type (text, or Int64 ids)."""
+
+    def size(self, which: str) -> int:
+        """How many ids."""
+
+
 @dataclass(frozen=True)
 class TableCodes:
-    """A table read as codes (:mod:`rankwise.io.scan`): per row, the code of its query id and of its doc id in the
-    dictionaries of ``coder`` (a ``rankwise.io._trecscan.Coder``, ids in order of first appearance), and its value
-    (int64 grades, float64 scores); row ``i`` is input row ``i``."""
+    """A table held as codes: per row, the code of its query id and of its doc id in ``ids``, and its value (int64
+    grades, float64 scores); ``rows``: each row's input row (None: row ``i`` is input row ``i``). Made by the
+    compiled TREC scanner (:mod:`rankwise.io.scan`, one file's own dictionary) and for the query ranges of a large
+    evaluation (:mod:`rankwise.pipeline.partitioned`: qrels and run coded together once)."""
 
-    coder: Any
+    ids: IdDictionary
     query: np.ndarray
     doc: np.ndarray
     value: np.ndarray
+    rows: np.ndarray | None = None
 
     def frame(self) -> pl.DataFrame:
-        """The rows as the columns of :class:`Table` (ids as text)."""
-        queries = pl.Series(QID, self.coder.ids("query"), dtype=pl.String)
-        docs = pl.Series(DOCID, self.coder.ids("doc"), dtype=pl.String)
-        rows = pl.Series(ROW, np.arange(len(self.value), dtype=np.uint32))
-        return pl.DataFrame([queries.gather(self.query), docs.gather(self.doc), rows, pl.Series(VALUE, self.value)])
+        """The rows as the columns of :class:`Table`."""
+        rows = np.arange(len(self.value)) if self.rows is None else self.rows
+        return pl.DataFrame([self.ids.series("query", self.query).alias(QID),
+                             self.ids.series("doc", self.doc).alias(DOCID),
+                             pl.Series(ROW, rows, dtype=pl.UInt32), pl.Series(VALUE, self.value)])  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -116,7 +131,9 @@ class Table:
     def distinct_query_ids(self) -> set[str]:
         """The query ids of the rows, as text."""
         if self.codes is not None:
-            return set(self.codes.coder.ids("query"))  # a scanned table's dictionary holds its rows' ids only
+            ids = self.codes.ids
+            present = None if ids.complete else np.unique(self.codes.query)
+            return set(ids.series("query", present).cast(pl.String).to_list())
         return set(self.with_text_ids().frame.get_column(QID).unique().to_list())
 
     def with_notes(self, notes: tuple[str, ...]) -> Table:
@@ -127,7 +144,7 @@ class Table:
 
     def with_text_ids(self) -> Table:
         """This table with both id columns as text."""
-        if self.codes is not None:
+        if self.codes is not None and self.codes.ids.series("query", self.codes.query[:0]).dtype == pl.String:
             return self  # scanned from text
         if all(self.frame.schema[c] == pl.String for c in (QID, DOCID)):
             return self

@@ -7,17 +7,22 @@ import io
 import json
 import math
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from ..measures import Measure, trec_name
 from ..measures.trec_names import RUNID, SUMMARY_ONLY, trec_order
-from .result import EvaluationResult
+
+if TYPE_CHECKING:  # numpy and the result are imported when a result is written, not when FORMATS is read (help)
+    import numpy as np
+
+    from .result import EvaluationResult
 
 FORMATS = ("table", "trec", "json", "csv")
 
 
 def _python_numbers(values: np.ndarray, measure: Measure) -> list[float | int | None]:
+    import numpy as np
+
     """Values as Python numbers: counts as int, undefined (NaN) as None."""
     undefined = np.isnan(values)
     numbers = values.astype(np.int64).tolist() if measure.spec.is_count and not undefined.any() else values.tolist()
@@ -32,6 +37,8 @@ def _rows(result: EvaluationResult) -> list[list[float | int | None]]:
 
 
 def _aggregates(result: EvaluationResult) -> list[float | int | None]:
+    import numpy as np
+
     return [_python_numbers(np.array([result.aggregate[k]]), m)[0] for k, m in zip(result.keys, result.measures)]
 
 

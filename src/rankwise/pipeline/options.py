@@ -15,13 +15,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..dialects import Dialect
 from ..io.table import Grades
 from ..policies import QuerySet, ScorePrecision, TiePolicy
-from .partitioned import Progress
 from .plan import MeasureLike, Plan, make_plan
+
+if TYPE_CHECKING:  # the options are read without the engine (help, explain)
+    from .partitioned import Progress
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,12 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from ..engine.aligned import QueryAccounting, align, same_id_types
-from ..engine.rowops import group_order, in_text_order, text_order_codes
+from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
+from ..engine.rowops import group_order, in_text_order
 from ..io import load_qrels
 from ..io.blocks import Block, run_blocks
 from ..io.subtopics import SubtopicJudgments
-from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, check_duplicates
+from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
 from .compute import SAMPLED_NOTE, GroupValues, compute_groups
 from .load import Inputs
@@ -97,23 +97,32 @@ def compute_in_partitions(
 ) -> list[GroupValues]:
     """:func:`compute_groups` over consecutive query ranges of about ``partition_rows`` run rows each (default
     :data:`PARTITION_ROWS`), for inputs in memory: the same values, notes and aggregates, with the working memory of
-    one range at a time (and its cache-friendlier sizes). Rows are grouped by range in one pass, keeping their
-    order."""
+    one range at a time (and its cache-friendlier sizes). Ids are coded once for all ranges
+    (:func:`rankwise.engine.aligned.code_jointly`), and rows grouped by range in one pass, keeping their order: a
+    range is a pair of coded tables (:class:`rankwise.io.table.TableCodes`) over the shared dictionaries."""
     limit = partition_rows or PARTITION_ROWS
     if inputs.run.height <= limit:
         return compute_groups(plan, inputs, catalog)
-    qrels, run = same_id_types(inputs.qrels, inputs.run)
-    (run_query, qrels_query), ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
-    per_query = np.bincount(run_query, minlength=len(ids))
+    qrels, run = inputs.qrels, inputs.run
+    coded = code_jointly(qrels, run)  # once, for every range: each range reads its rows' codes
+    ids = SharedIds.of(coded)
+    identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
+    run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
+    per_query = np.bincount(run_query, minlength=len(coded.query_ids))
     partition_of = (np.cumsum(per_query) - per_query) // limit
     num_partitions = int(partition_of.max(initial=0)) + 1
     run_rows = _rows_by_partition(partition_of[run_query], num_partitions)
-    qrels_rows = _rows_by_partition(partition_of[qrels_query], num_partitions)
-    del run_query, qrels_query
+    qrels_rows = _rows_by_partition(partition_of[coded.qrels_query], num_partitions)
+    run_value, qrels_value = run.values(), qrels.values()
+
+    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: np.ndarray, rows: np.ndarray) -> Table:
+        codes = TableCodes(ids, query[rows], doc[rows], value[rows], rows=rows)
+        return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
+
     partitions = (
         (
-            dataclasses.replace(qrels, frame=qrels.frame[qrels_rows[p]]),
-            dataclasses.replace(run, frame=run.frame[run_rows[p]]),
+            part(qrels, coded.qrels_query, coded.qrels_doc, qrels_value, qrels_rows[p]),
+            part(run, run_query, coded.run_doc, run_value, run_rows[p]),
         )
         for p in range(num_partitions)
     )

@@ -7,16 +7,17 @@ import dataclasses
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from numbers import Integral, Real
+from typing import TYPE_CHECKING, Any
 
 from ..dialects import Dialect, resolve_dialect
 from ..errors import InputError, MeasureError, RankwiseError
-from ..io.table import Grades
 from ..measures import Measure, parse_measures
 from ..measures.parse import expand_cutoffs
 from ..policies import Policies, QuerySet
+
+if TYPE_CHECKING:  # a plan is made without numpy or polars (``rankwise explain`` reads it)
+    from ..io.table import Grades
 
 MeasureLike = str | Measure
 
@@ -135,8 +136,8 @@ def check_cutoffs(cutoffs: Iterable[int] | None) -> list[int] | None:
         raise MeasureError(f"cutoffs must be a list of integers such as [10, 20], not {cutoffs!r}")
     ks = []
     for k in cutoffs:
-        whole = isinstance(k, (int, np.integer)) and not isinstance(k, bool)
-        if not whole and isinstance(k, (float, np.floating)) and math.isfinite(k) and float(k).is_integer():
+        whole = isinstance(k, Integral) and not isinstance(k, bool)  # numpy integers too
+        if not whole and isinstance(k, Real) and math.isfinite(k) and float(k).is_integer():
             whole = True
         if not whole or k < 1:
             raise MeasureError(f"cutoff {k!r} must be an integer >= 1")
@@ -178,7 +179,7 @@ def check_threshold(threshold: object) -> float | None:
     would make no rating relevant and infinity none, silently."""
     if threshold is None:
         return None
-    if isinstance(threshold, bool) or not isinstance(threshold, (int, float, np.integer, np.floating)):
+    if isinstance(threshold, bool) or not isinstance(threshold, Real):  # numpy numbers too
         raise InputError(f"threshold must be a number such as 4 or 3.5, not {threshold!r}")
     if not math.isfinite(threshold):
         raise InputError(f"threshold must be a finite number, not {threshold!r}")
