@@ -3,10 +3,12 @@ and JSON of every number, and a self-contained HTML page with plots (matplotlib:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import RankwiseError
-from ..systems import Comparison
+
+if TYPE_CHECKING:  # FORMATS is read without the engine (``rankwise compare -h``)
+    from ..systems import Comparison
 
 FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 
