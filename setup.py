@@ -8,9 +8,10 @@ from setuptools import Extension, setup
 
 rowops = Extension(
     "rankwise.engine._rowops", ["src/rankwise/engine/_rowops.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
-    extra_link_args=["-pthread"],
+    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h"],
 )
 trecscan = Extension(
-    "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c"], optional=True, extra_compile_args=["-O3"]
+    "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
+    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h"],
 )
 setup(ext_modules=[rowops, trecscan])

@@ -7,6 +7,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include "_threads.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +105,6 @@ static void *sort_queries(void *arg) {
     return NULL;
 }
 
-#define MAX_THREADS 64
 #define ROWS_PER_THREAD 65536 /* fewer rows than this per thread: one thread does it */
 
 /* Query q0 of thread t's range: the first query whose rows start at or after t/threads of all rows. */
@@ -129,24 +129,16 @@ static int thread_count(int requested, int64_t rows) {
     return threads;
 }
 
+
 /* Sort every query's rows, the queries split over threads (the calling thread takes the first range). */
 static void sort_all(double *score, int64_t *key, int64_t *row, const int64_t *offsets, int64_t num_queries,
                      int requested) {
     int threads = thread_count(requested, offsets[num_queries]);
     SortTask tasks[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (int t = 0; t < threads; t++)
         tasks[t] = (SortTask){score, key, row, offsets, range_start(offsets, num_queries, t, threads),
                               range_start(offsets, num_queries, t + 1, threads)};
-    for (int t = 1; t < threads; t++) started[t] = pthread_create(&ids[t], NULL, sort_queries, &tasks[t]) == 0;
-    sort_queries(&tasks[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            sort_queries(&tasks[t]); /* no thread to be had: this one does it */
-    }
+    run_all(sort_queries, tasks, sizeof(SortTask), threads);
 }
 
 /* group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets, threads)
@@ -276,19 +268,10 @@ static PyObject *lookup(PyObject *self, PyObject *args) {
     Py_BEGIN_ALLOW_THREADS
     int threads = thread_count(requested, n);
     LookupTask tasks[MAX_THREADS];
-    pthread_t ids[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (int t = 0; t < threads; t++)
         tasks[t] = (LookupTask){qidx, doc_v.buf, offsets, jdoc_v.buf, jvalue_v.buf, (int64_t)missing, out_v.buf,
                                 n / threads * t, t + 1 == threads ? n : n / threads * (t + 1)};
-    for (int t = 1; t < threads; t++) started[t] = pthread_create(&ids[t], NULL, lookup_rows, &tasks[t]) == 0;
-    lookup_rows(&tasks[0]);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            lookup_rows(&tasks[t]);
-    }
+    run_all(lookup_rows, tasks, sizeof(LookupTask), threads);
     Py_END_ALLOW_THREADS
     result = Py_None;
     Py_INCREF(result);

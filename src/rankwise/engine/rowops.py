@@ -7,26 +7,13 @@ computes, and the tests run both on the same data. ``RANKWISE_PURE_NUMPY=1`` for
 
 from __future__ import annotations
 
-import importlib
-import os
-from types import ModuleType
-
 import numpy as np
 import polars as pl
 
+from ..io.native import load_native
 from ..policies import threads
 
-
-def _native() -> ModuleType | None:
-    if os.environ.get("RANKWISE_PURE_NUMPY"):
-        return None
-    try:
-        return importlib.import_module("rankwise.engine._rowops")
-    except ImportError:
-        return None
-
-
-NATIVE = _native()
+NATIVE = load_native("rankwise.engine._rowops")
 """The compiled extension, or None (numpy is used)."""
 
 DENSE_SPAN_PER_ROW = 4

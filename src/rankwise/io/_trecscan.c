@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <pthread.h>
+#include "../engine/_threads.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -154,7 +155,7 @@ static int64_t dict_code(Dict *d, const char *s, int32_t n, uint64_t h) {
     return c;
 }
 
-#define MAX_PARTS 64
+#define MAX_PARTS MAX_THREADS
 
 /* The doc dictionary is split by hash into parts, each filled by its own thread; the code of an id is its part's
  * base plus its code within the part (ids in order of first appearance within each part). */
@@ -364,20 +365,6 @@ static void *code_part(void *arg) {
     return NULL;
 }
 
-/* Run fn over tasks[0..count-1], each in its own thread but the first (in this one); a thread that cannot be had
- * leaves its task to this one. */
-static void run_all(void *(*fn)(void *), void *tasks, size_t size, int count) {
-    pthread_t ids[MAX_PARTS];
-    int started[MAX_PARTS] = {0};
-    for (int t = 1; t < count; t++) started[t] = pthread_create(&ids[t], NULL, fn, (char *)tasks + t * size) == 0;
-    fn(tasks);
-    for (int t = 1; t < count; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            fn((char *)tasks + t * size);
-    }
-}
 
 #define BYTES_PER_THREAD (1 << 21) /* a smaller file is scanned by one thread */
 

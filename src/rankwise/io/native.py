@@ -9,14 +9,16 @@ import os
 from types import ModuleType
 
 
-def _native() -> ModuleType | None:
+def load_native(name: str) -> ModuleType | None:
+    """The compiled module ``name`` (one of rankwise's C extensions), or None where it was not built or
+    ``RANKWISE_PURE_NUMPY=1`` asks for none."""
     if os.environ.get("RANKWISE_PURE_NUMPY"):
         return None
     try:
-        return importlib.import_module("rankwise.io._trecscan")
+        return importlib.import_module(name)
     except ImportError:
         return None
 
 
-NATIVE = _native()
+NATIVE = load_native("rankwise.io._trecscan")
 """The compiled extension, or None."""
