@@ -41,7 +41,8 @@ def imported_by(argv: list[str] | None) -> set[str]:
 
 
 LIGHT = [None, ["-V"], ["--help"], ["measures"], ["explain", "nDCG@10"], ["explain", "AP", "--dialect", "ranx"],
-         ["dialects"], ["evaluate", "-h"], ["trec_eval", "-h"], ["compare", "-h"]]  # fmt: skip
+         ["dialects"], ["evaluate", "-h"], ["trec_eval", "-h"], ["compare", "-h"], ["ltr", "-h"],
+         ["ltr", "train", "-h"], ["recsys-experiment", "-h"]]  # fmt: skip
 
 
 @pytest.mark.parametrize("argv", LIGHT, ids=lambda argv: "import" if argv is None else " ".join(argv))

@@ -11,18 +11,21 @@ import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import numpy as np
-import polars as pl
 
 from ..errors import RankwiseError
-from ..ltr.models import MODEL_KINDS
-from ..ltr.svmlight import LtrData, read_svmlight, write_svmlight
+from ..ltr.kinds import MODEL_KINDS
 from ..pipeline.formats import FORMATS
 from ..wording import counted
 from .common import echo_notes, echo_result, fail_cleanly
+
+if TYPE_CHECKING:  # numpy, polars and the SVMlight reader are imported when a command runs, not for its help
+    import numpy as np
+    import polars as pl
+
+    from ..ltr.svmlight import LtrData
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,8 @@ class _FileOptions:
     def read(self, path: str, num_features: int | None = None) -> LtrData:
         """Read ``path`` with ``num_features`` (a model's or the training file's width), else ``--num-features``,
         else the width the data shows."""
+        from ..ltr.svmlight import read_svmlight
+
         width = num_features if num_features is not None else self.num_features
         return read_svmlight(path, zero_based=self.zero_based, num_features=width,
                              qid_order="any" if self.any_qid_order else "increasing",
@@ -116,6 +121,8 @@ def _check_run_name(run_name: str) -> None:
 def _check_doc_ids(data: LtrData) -> None:
     """TREC files are split on white space: a document id that holds some (or is empty) could not be read back as
     written."""
+    import numpy as np
+
     ids = data.doc_ids()
     unwritable = (ids.str.contains(r"\s") | (ids.str.len_chars() == 0)).to_numpy()
     if unwritable.any():
@@ -128,6 +135,8 @@ def trec_run(data: LtrData, scores: np.ndarray, run_name: str) -> pl.DataFrame:
     """A TREC run (``qid Q0 docno rank score tag``): queries in file order, each one's rows by score descending,
     ties in row order (as LightGBM and XGBoost rank them). The run name and the document ids must be single words
     (they are written as they are, never quoted)."""
+    import polars as pl
+
     _check_run_name(run_name)
     _check_doc_ids(data)
     frame = data.to_run(scores).with_columns(group=pl.Series(data.row_groups()), row=pl.int_range(pl.len()))
@@ -233,6 +242,8 @@ def predict(model_dir: str, data_file: str, output: str | None, run_name: str, f
 @fail_cleanly
 def qrels(data_file: str, output: str | None, files: _FileOptions) -> None:
     """Write the labels of DATA as TREC qrels ("qid 0 docno grade" lines)."""
+    import polars as pl
+
     data = files.read(data_file)
     _check_doc_ids(data)
     frame = data.to_qrels()
@@ -253,6 +264,7 @@ def relabel_command(data_file: str, qrels_file: str, output: str, unjudged: int 
                     write_query_file: bool, files: _FileOptions) -> None:  # fmt: skip
     """Write DATA with each row's label replaced by its grade in QRELS (matched on qid and document id)."""
     from ..ltr.judgments import relabel
+    from ..ltr.svmlight import write_svmlight
 
     done = relabel(files.read(data_file), qrels_file, unjudged=unjudged, threshold=threshold)
     echo_notes(done.notes())

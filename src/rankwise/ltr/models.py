@@ -29,6 +29,7 @@ import numpy as np
 from ..errors import RankwiseError
 from ..wording import counted, install_hint, shorten
 from .data import LtrData
+from .kinds import MODEL_KINDS
 
 FORMAT = "rankwise.ltr/1"
 MANIFEST = "rankwise-model.json"
@@ -37,12 +38,6 @@ ProgressCallback = Callable[[int, Mapping[str, float]], None]
 metrics (``ndcg@k``), or without a validation set the training set's (``train_ndcg@k``) for LightGBM and XGBoost,
 and the training loss (``loss``) for the neural rankers."""
 
-MODEL_KINDS = {
-    "lightgbm": "LambdaMART in LightGBM (objective lambdarank unless -p objective=...)",
-    "xgboost": "LambdaMART in XGBoost (objective rank:ndcg; -p objective=rank:pairwise or rank:map)",
-    "linear": "a linear scorer in PyTorch, trained with --loss",
-    "mlp": "a multilayer perceptron in PyTorch (-p hidden=64,32), trained with --loss",
-}
 _EXTRA = {"lightgbm": "lightgbm", "xgboost": "xgboost", "torch": "torch"}
 _FILES = {"lightgbm": "model.txt", "xgboost": "model.json", "linear": "model.pt", "mlp": "model.pt"}
 
