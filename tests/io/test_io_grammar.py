@@ -24,6 +24,8 @@ from hypothesis import strategies as st
 
 import rankwise
 from rankwise import InputError
+from rankwise.io.native import NATIVE
+from rankwise.io.scan import scan_trec
 from rankwise.io.table import Kind, Origin, Table
 from rankwise.io.trec import _line_mapper, _parse_fast, _plain_separator, parse_trec
 from rankwise.pipeline.formats import format_json
@@ -237,6 +239,30 @@ def test_fast_and_careful_readers_agree(data: st.DataObject, kind: Kind) -> None
             )
         else:
             assert careful.notes == ()
+
+
+@settings(max_examples=FUZZ_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+          HealthCheck.data_too_large])  # fmt: skip
+@given(data=st.data(), kind=st.sampled_from(["qrels", "run"]), threads=st.sampled_from(["2", "3", "7"]),
+       bytes_per_thread=st.sampled_from([1, 5, 40, 200]))  # fmt: skip
+def test_the_scanner_on_many_threads_reads_what_one_reads(data: st.DataObject, kind: Kind, threads: str,
+                                                          bytes_per_thread: int) -> None:  # fmt: skip
+    """Lines split into chunks of a few bytes over several threads (the doc dictionary in as many parts): the same
+    rows, values, notes, run name and line of every row as one thread, or the same refusal."""
+    if NATIVE is None:
+        pytest.skip("the rankwise.io._trecscan extension is not built")
+    raw = data.draw(trec_text(kind), label="text")
+    raw = raw[len(BOM) :] if raw.startswith(BOM) else raw
+
+    def scanned(count: str, per_thread: int) -> tuple | None:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", count)
+            table = scan_trec(raw, kind, Origin("f", _line_mapper(raw)), bytes_per_thread=per_thread)
+        return None if table is None else outcome(table)
+
+    one = scanned("1", 1 << 21)
+    event("scanned" if one is not None else "not scanned")
+    assert scanned(threads, bytes_per_thread) == one
 
 
 @pytest.mark.parametrize("kind", ["qrels", "run"])

@@ -183,3 +183,52 @@ def test_integer_id_frames_refuse_a_repeated_pair_by_its_rows(pairs: list[tuple[
     with pytest.raises(InputError, match=rf"^f row {repeat[0]}: .* appears twice in the qrels \(first at f row "
                                          rf"{repeat[1]}\)$"):  # fmt: skip
         make_table(frame, "qrels", Origin("f"))
+
+
+def regular_text(rng: random.Random, kind: str) -> bytes:
+    """A file the scanner takes: many lines, every separator and line end, comments, blank lines, extra run fields."""
+    lines = []
+    width = 4 if kind == "qrels" else 6
+    for i in range(rng.randint(1, 300)):
+        what = rng.random()
+        if what < 0.08:
+            lines.append(rng.choice(["", " ", "\t", "\r", "# a comment", "  #c x y"]))
+            continue
+        fields = [f"q{rng.randint(0, 20)}", "0", f"d{i}"]
+        fields += [str(rng.randint(-1, 3))] if kind == "qrels" else ["1", rng.choice(["1", "-0", "2.5", "1e-3", ".5",
+                                                                                      "7."]), "tag"]  # fmt: skip
+        if kind == "run" and what > 0.9:
+            fields += ["extra", "more"]
+        seps = [rng.choice([" ", "\t", "  ", " \t", "\x0b", "\x0c", "\r"]) for _ in range(len(fields) - 1)]
+        line = fields[0] + "".join(sep + field for sep, field in zip(seps, fields[1:]))
+        lines.append(rng.choice(["", " ", "\t"]) + line + rng.choice(["", " ", "\r"]))
+    assert width
+    end = rng.choice(["\n", "\r\n"])
+    return (end.join(lines) + rng.choice(["", end])).encode()
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_chunks_and_threads_read_regular_files_as_the_careful_reader(seed: int, kind: str) -> None:
+    """Files of up to 300 lines cut into chunks of 1 to 300 bytes over 1 to 7 threads: the rows, values, notes, run
+    name and every row's line are the careful reader's."""
+    rng = random.Random(seed)
+    raw = regular_text(rng, kind)
+    try:
+        expected = parse_trec(raw, kind, "f", careful=True)  # type: ignore[arg-type]
+    except InputError:
+        assert scan_trec(raw, kind, Origin("f")) is None  # type: ignore[arg-type]
+        return
+    lines = [expected.origin.locate(row) for row in range(expected.height)]
+    for threads, per_thread in ((1, 1 << 21), (2, 1), (3, rng.randint(1, 300)), (7, rng.randint(1, 40))):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", str(threads))
+            table = parse_trec(raw, kind, "f", scan=True)  # type: ignore[arg-type]
+            direct = scan_trec(raw, kind, Origin("f"), bytes_per_thread=per_thread)  # type: ignore[arg-type]
+        assert table.codes is not None and direct is not None
+        for got in (table, direct):
+            assert got.frame.rows() == expected.frame.rows()
+            values = got.frame.get_column("value").to_numpy()  # bit for bit: -0 is read as 0 by every reader
+            assert values.tobytes() == expected.frame.get_column("value").to_numpy().tobytes()
+            assert (got.run_name, got.notes) == (expected.run_name, expected.notes)
+        assert [table.origin.locate(row) for row in range(table.height)] == lines

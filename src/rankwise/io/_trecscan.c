@@ -366,9 +366,9 @@ static void *code_part(void *arg) {
 }
 
 
-#define BYTES_PER_THREAD (1 << 21) /* a smaller file is scanned by one thread */
+#define BYTES_PER_THREAD (1 << 21) /* a thread per this many bytes at most (a smaller file: one thread) */
 
-/* Coder.scan(data, fields, integer_values, query_code, doc_code, value, threads) ->
+/* Coder.scan(data, fields, integer_values, query_code, doc_code, value, threads, bytes_per_thread=2 MiB) ->
  *     (rows, status, line, extra_lines, first_extra_line, tag)
  *
  * fields: 4 (qrels: query_id iteration doc_id grade) or 6 (run: query_id iteration doc_id rank score tag).
@@ -376,12 +376,14 @@ static void *code_part(void *arg) {
  * arrays must hold len(data) / (2 * fields - 1) + 64 items. status 0: every line read; 1: the line numbered ``line`` is not
  * regular (the Python readers take the file); 2: no data line. extra_lines: run lines with fields after the tag,
  * the first at first_extra_line. tag: the first data line's tag (run), else None. A Coder scans one file; the work
- * is split over ``threads`` threads (by lines, then by part of the doc dictionary), the result the same. */
+ * is split over ``threads`` threads (by lines, then by part of the doc dictionary; at most one per bytes_per_thread
+ * bytes: the tests make chunks of a few bytes), the result the same but for the order of the doc codes. */
 static PyObject *coder_scan(Coder *self, PyObject *args) {
     Py_buffer data_v, qcode_v, dcode_v, value_v;
     int fields, integer_values, requested;
-    if (!PyArg_ParseTuple(args, "y*ipw*w*w*i", &data_v, &fields, &integer_values, &qcode_v, &dcode_v, &value_v,
-                          &requested))
+    Py_ssize_t per_thread = BYTES_PER_THREAD;
+    if (!PyArg_ParseTuple(args, "y*ipw*w*w*i|n", &data_v, &fields, &integer_values, &qcode_v, &dcode_v, &value_v,
+                          &requested, &per_thread))
         return NULL;
     PyObject *result = NULL;
     Py_ssize_t capacity = qcode_v.len / 8;
@@ -403,7 +405,8 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     const char *data = data_v.buf;
     int64_t size = data_v.len;
     int threads = requested < 1 ? 1 : (requested > MAX_PARTS ? MAX_PARTS : requested);
-    if (size / BYTES_PER_THREAD + 1 < threads) threads = (int)(size / BYTES_PER_THREAD + 1);
+    if (per_thread < 1) per_thread = 1;
+    if (size / per_thread + 1 < threads) threads = (int)(size / per_thread + 1);
     self->parts = threads;
     chunks = calloc((size_t)threads, sizeof(ChunkTask));
     parts = calloc((size_t)threads, sizeof(PartTask));
@@ -465,7 +468,7 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
         local = grow(NULL, 0, sizeof(int64_t) * (size_t)rows);
         local_rows = rows;
         for (int t = 0; local != NULL && t < threads; t++)
-            if (!dict_reserve(&self->docs[t], rows / threads + rows / (threads * 8) + 16)) memory = 1;
+            if (!dict_reserve(&self->docs[t], rows / threads + 16)) memory = 1; /* parts by hash: about equal */
         if (local == NULL) memory = 1;
         if (!memory) {
             for (int t = 0; t < threads; t++)

@@ -23,9 +23,10 @@ from .native import NATIVE
 from .table import DOCID, QID, Kind, Origin, Table, TableCodes
 
 
-def scan_trec(raw: bytes, kind: Kind, origin: Origin) -> Table | None:
+def scan_trec(raw: bytes, kind: Kind, origin: Origin, *, bytes_per_thread: int = 1 << 21) -> Table | None:
     """``raw`` (TREC qrels with integer grades, or a run; no byte order mark) as a coded table, or None where the
-    input is not regular (see the module docstring) or the scanner is not built: the polars readers then decide."""
+    input is not regular (see the module docstring) or the scanner is not built: the polars readers then decide.
+    Lines are split over :func:`rankwise.policies.threads` threads, one per ``bytes_per_thread`` bytes at most."""
     if NATIVE is None or b"\x00" in raw or not raw.isascii():
         return None
     coder = NATIVE.Coder()
@@ -33,7 +34,8 @@ def scan_trec(raw: bytes, kind: Kind, origin: Origin) -> Table | None:
     capacity = len(raw) // (2 * fields - 1) + 64  # a data line takes 2 · fields − 1 bytes or more (pages unused
     query, doc = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64)  # stay unallocated)
     value = np.empty(capacity, dtype=np.int64 if kind == "qrels" else np.float64)
-    rows, status, _, extra, first_extra, tag = coder.scan(raw, fields, kind == "qrels", query, doc, value, threads())
+    rows, status, _, extra, first_extra, tag = coder.scan(raw, fields, kind == "qrels", query, doc, value, threads(),
+                                                          bytes_per_thread)  # fmt: skip
     if status != 0:
         return None
     query, doc, value = query[:rows], doc[:rows], value[:rows]

@@ -222,8 +222,9 @@ def _values(
                 f"{origin.locate(bad[ROW])}: score {bad[VALUE]} for query {bad[QID]!r} doc {bad[DOCID]!r} "
                 "is not finite (NaN and infinite scores cannot be ranked)"
             )
-        # -0.0 and 0.0 are the same score (as in trec_eval's comparison), so make them identical.
-        out = out.with_columns(pl.col(VALUE) + 0.0)
+        # -0.0 and 0.0 are the same score (as in trec_eval's comparison), so make them identical (polars reads
+        # ``x + 0.0`` as x: the zero is replaced).
+        out = out.with_columns(pl.when(pl.col(VALUE) == 0).then(0.0).otherwise(pl.col(VALUE)).alias(VALUE))
     return out
 
 
