@@ -1,7 +1,8 @@
 """Speed benchmark: ``rankwise trec_eval`` against the trec_eval 10 binary, on P1's TREC files.
 
 Each command runs in its own process, one after the other, ``--repeat`` times; its wall-clock time and its peak
-resident memory (the process's own ``ru_maxrss``, from ``os.wait4``) are measured, and the medians reported. The
+resident memory (reported by GNU ``time``, else the child's ``ru_maxrss``, which then also counts this process's
+memory) are measured, and the medians reported. The
 outputs of the two must be identical byte for byte (the exit status is 1 when they are not). Two command lines: the
 summary (``-m ndcg_cut.10 -m map -m recip_rank -m P.10``, as issue #22 measures) and the same with ``-q`` (every
 query's lines too). ``RANKWISE_THREADS`` is left as it is (every core by default); ``--threads 1`` times rankwise on
@@ -44,19 +45,26 @@ class Run:
     output: bytes
 
 
+TIME = shutil.which("time", path="/usr/bin:/bin")
+"""GNU time, when installed: it reports its child's own peak RSS. A child's ``ru_maxrss`` from ``os.wait4`` would
+count this Python process's memory too (Linux keeps the high-water mark of the process that forked across exec)."""
+
+
 def run_once(command: list[str], env: dict[str, str] | None = None) -> Run:
     """Run ``command`` with its output to a temporary file; its wall time and its own peak RSS."""
+    wrapped = [TIME, "-f", "%M", *command] if TIME else command
     with tempfile.TemporaryFile() as out:
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.PIPE, env=env)
+        process = subprocess.Popen(wrapped, stdout=out, stderr=subprocess.PIPE, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         seconds = time.perf_counter() - start
         process.returncode = os.waitstatus_to_exitcode(status)
         error = process.stderr.read().decode(errors="replace") if process.stderr else ""
         if process.returncode != 0:
             raise RuntimeError(f"{' '.join(command)}: exit status {process.returncode}: {error.strip()[-400:]}")
+        peak_kib = int(error.strip().splitlines()[-1]) if TIME else usage.ru_maxrss
         out.seek(0)
-        return Run(seconds, usage.ru_maxrss / 1024, out.read())
+        return Run(seconds, peak_kib / 1024, out.read())
 
 
 def median_run(command: list[str], repeat: int, label: str, env: dict[str, str] | None = None) -> tuple[Run, Run]:

@@ -1,4 +1,5 @@
-"""The benchmark suite of issue #10 in one command: P1, P2 with its scaling series, and the larger-than-memory case.
+"""The benchmark suite of issues #10 and #22 in one command: P1, the trec_eval drop-in, P2 with its scaling series,
+the beyond-accuracy measures, Spark, and the larger-than-memory case.
 
 Runs, one after the other, each in its own process (so one part's memory never weighs on the next):
 
@@ -11,6 +12,9 @@ Runs, one after the other, each in its own process (so one part's memory never w
   (polars and pandas), rs_metrics, MS Recommenders' python evaluation and torchmetrics, each tool in its own
   process with its peak RSS, values checked against rankwise under the matching dialect, time and bytes per row
   across the sizes;
+- beyond ``bench_beyond.py``: the beyond-accuracy measures (with ``train=``) at the largest user count of P2;
+- spark ``bench_spark.py``: P3, rankwise.spark against RePlay's Spark path on ``local[2]`` at that user count, wall
+  and CPU seconds (needs pyspark; RePlay optional);
 - large ``bench_large.py``: ``rankwise evaluate --stream`` on a generated run of G GB, with a smaller run evaluated
   both in memory and streamed (same output).
 
@@ -46,7 +50,7 @@ from bench_trec import processor, version
 HERE = Path(__file__).resolve().parent
 PACKAGES = ("numpy", "polars", "pandas", "pytrec-eval-terrier", "ranx", "numba", "replay-rec", "rs-metrics",
             "recommenders", "torchmetrics", "torch")  # fmt: skip
-PARTS = ("p1", "drop-in", "p2", "large")
+PARTS = ("p1", "drop-in", "p2", "beyond", "spark", "large")
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,11 @@ def parts(args: argparse.Namespace) -> list[Part]:
         "p2": Part("p2", "P2: recommendation lists, with the scaling series", [python, str(HERE / "bench_recs.py"),
                    "--users", args.users, "--repeat", str(args.repeat), "--tools", args.tools,
                    "--peer-timeout", str(args.peer_timeout)]),
+        "beyond": Part("beyond", "Beyond-accuracy measures at the largest user count",
+                       [python, str(HERE / "bench_beyond.py"), str(max(int(u) for u in args.users.split(",")))]),
+        "spark": Part("spark", "P3: Spark local[2]", [python, str(HERE / "bench_spark.py"), "--users",
+                      str(max(int(u) for u in args.users.split(","))), "--repeat", str(args.repeat),
+                      "--tools", "rankwise,rankwise-ndcg,replay"]),
         "large": Part("large", "Larger than memory", [python, str(HERE / "bench_large.py"), "--gigabytes",
                       str(args.gigabytes), "--compare-gigabytes", str(args.compare_gigabytes)]),
     }  # fmt: skip
@@ -126,7 +135,7 @@ def run_part(part: Part) -> tuple[list[str], bool]:
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--parts", default=",".join(PARTS),
-                        help="comma-separated parts to run (default: p1,drop-in,p2,large)")  # fmt: skip
+                        help="comma-separated parts to run (default: all of " + ",".join(PARTS) + ")")  # fmt: skip
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool in P1 and P2 (default: 3)")
     parser.add_argument("--output", type=Path, help="also write the report to this file")
     p1 = parser.add_argument_group("P1, TREC files")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,9 @@ class Task:
 
 
 def evaluate_partition(batches: Iterable[pa.RecordBatch], task: Task) -> Iterator[pa.RecordBatch]:
-    """The ``mapInArrow`` function: one payload per chunk of this partition's queries."""
+    """The ``mapInArrow`` function: one payload per chunk of this partition's queries. Spark runs a task per core, so
+    the compiled passes of each task take one thread (unless ``RANKWISE_THREADS`` says otherwise)."""
+    os.environ.setdefault("RANKWISE_THREADS", "1")
     rows = _partition_rows(batches, task.max_query_rows)
     if rows is None:
         return
