@@ -107,6 +107,9 @@ def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tup
             break
         seen.add(pair)
     assert NATIVE.first_repeated_pair(query, 5, doc, 7) == expected
+    for threads in (2, 3, 7):  # one range of queries per thread (at most one per 1 M rows: these are one range)
+        assert NATIVE.first_repeated_pair(query, 5, doc, 7, threads) == expected
+    assert NATIVE.first_repeated_pair(query + 10, 5, doc - 3, 7, 1, 10, -3) == expected  # ids offset by q0, d0
 
 
 def random_files(rng: random.Random, tmp_path: Path) -> tuple[str, str]:
@@ -232,3 +235,20 @@ def test_chunks_and_threads_read_regular_files_as_the_careful_reader(seed: int, 
             assert values.tobytes() == expected.frame.get_column("value").to_numpy().tobytes()
             assert (got.run_name, got.notes) == (expected.run_name, expected.notes)
         assert [table.origin.locate(row) for row in range(table.height)] == lines
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_repeated_pair_over_query_ranges_in_threads(seed: int) -> None:
+    """Above 1 M rows the queries are split over threads: the same first repeated row as one thread and as numpy."""
+    assert NATIVE is not None
+    rng = np.random.default_rng(seed)
+    n, num_queries, num_docs = 3_000_000, 200_000, 2_000
+    query, doc = rng.integers(0, num_queries, n), rng.integers(0, num_docs, n)
+    key = query * num_docs + doc
+    _, first = np.unique(key, return_index=True)
+    repeated = np.ones(n, dtype=bool)
+    repeated[first] = False
+    expected = int(np.flatnonzero(repeated)[0]) if repeated.any() else -1
+    assert [NATIVE.first_repeated_pair(query, num_queries, doc, num_docs, t) for t in (1, 2, 3)] == [expected] * 3
+    distinct = np.unique(key)  # no repeat at all
+    assert NATIVE.first_repeated_pair(distinct // num_docs, num_queries, distinct % num_docs, num_docs, 3) == -1

@@ -107,20 +107,6 @@ static void *sort_queries(void *arg) {
 
 #define ROWS_PER_THREAD 65536 /* fewer rows than this per thread: one thread does it */
 
-/* Query q0 of thread t's range: the first query whose rows start at or after t/threads of all rows. */
-static int64_t range_start(const int64_t *offsets, int64_t num_queries, int t, int threads) {
-    int64_t target = offsets[num_queries] / threads * t, lo = 0, hi = num_queries;
-    if (t == 0) return 0;
-    if (t == threads) return num_queries;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (offsets[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 static int thread_count(int requested, int64_t rows) {
     int64_t most = rows / ROWS_PER_THREAD;

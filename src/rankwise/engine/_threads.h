@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define MAX_THREADS 64
 
@@ -20,6 +21,21 @@ static void run_all(void *(*fn)(void *), void *tasks, size_t size, int count) {
         else
             fn((char *)tasks + t * size);
     }
+}
+
+/* Query q0 of thread t's range: the first query whose rows start at or after t/threads of all rows. */
+static int64_t range_start(const int64_t *offsets, int64_t num_queries, int t, int threads) {
+    int64_t target = offsets[num_queries] / threads * t, lo = 0, hi = num_queries;
+    if (t == 0) return 0;
+    if (t == threads) return num_queries;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
 
 #endif

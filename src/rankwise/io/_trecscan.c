@@ -627,12 +627,52 @@ static PyObject *coder_size(Coder *self, PyObject *args) {
     return docs < 0 ? NULL : PyLong_FromLongLong((long long)count_of(self, docs));
 }
 
-/* first_repeated_pair(qcode, num_queries, dcode, num_docs) -> int: the first row whose (query, doc) pair occurs in
- * an earlier row, or -1. Rows grouped by query with a counting sort, then a stamp per doc. */
+/* Repeated pairs, one thread per range of queries: each thread takes the rows of its queries from the whole input
+ * (a counting sort into its part of ``rows``), then looks for a doc seen twice within each of its queries (a stamp
+ * per doc: the position where it was last seen). */
+typedef struct {
+    const int64_t *q, *d;
+    int64_t q0, d0, n, num_docs, first, last; /* queries first..last-1 (after subtracting q0) */
+    const int64_t *offsets;                    /* where each query's rows begin in rows */
+    int64_t *next, *rows, found;
+    int memory;
+} RepeatTask;
+
+static void *find_repeats(void *arg) {
+    RepeatTask *t = arg;
+    for (int64_t i = 0; i < t->n; i++) {
+        int64_t k = t->q[i] - t->q0;
+        if (k >= t->first && k < t->last) t->rows[t->next[k]++] = i;
+    }
+    int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(t->num_docs ? t->num_docs : 1));
+    if (stamp == NULL) {
+        t->memory = 1;
+        return NULL;
+    }
+    for (int64_t k = 0; k < t->num_docs; k++) stamp[k] = -1;
+    for (int64_t k = t->first; k < t->last; k++) {
+        int64_t from = t->offsets[k];
+        for (int64_t at = from; at < t->offsets[k + 1]; at++) {
+            int64_t row = t->rows[at], doc = t->d[row] - t->d0;
+            if (stamp[doc] >= from) { /* seen in this query: this row (the later: rows are in input order) repeats */
+                if (t->found < 0 || row < t->found) t->found = row;
+            } else
+                stamp[doc] = at;
+        }
+    }
+    free(stamp);
+    return NULL;
+}
+
+/* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
+ * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs (ids
+ * in a narrow range are their own codes). */
 static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     Py_buffer q_v, d_v;
     Py_ssize_t num_queries, num_docs;
-    if (!PyArg_ParseTuple(args, "y*ny*n", &q_v, &num_queries, &d_v, &num_docs)) return NULL;
+    int requested = 1;
+    long long q0 = 0, d0 = 0;
+    if (!PyArg_ParseTuple(args, "y*ny*n|iLL", &q_v, &num_queries, &d_v, &num_docs, &requested, &q0, &d0)) return NULL;
     PyObject *result = NULL;
     Py_ssize_t n = q_v.len / 8;
     if (d_v.len / 8 != n || num_queries < 0 || num_docs < 0) {
@@ -641,43 +681,42 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     }
     const int64_t *q = q_v.buf, *d = d_v.buf;
     for (Py_ssize_t i = 0; i < n; i++)
-        if (q[i] < 0 || q[i] >= num_queries || d[i] < 0 || d[i] >= num_docs) {
+        if (q[i] - q0 < 0 || q[i] - q0 >= num_queries || d[i] - d0 < 0 || d[i] - d0 >= num_docs) {
             PyErr_SetString(PyExc_ValueError, "code out of range");
             goto done;
         }
+    /* threads: at most one per 1 M rows, and each one's doc stamps no larger than the rows */
+    int threads = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
+    if (n / (1 << 20) + 1 < threads) threads = (int)(n / (1 << 20) + 1);
+    if (num_docs > n) threads = 1;
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
+    int64_t *next = malloc(sizeof(int64_t) * (size_t)(num_queries + 1));
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(num_docs ? num_docs : 1));
+    RepeatTask tasks[MAX_THREADS];
     Py_ssize_t found = -1;
-    if (offsets == NULL || rows == NULL || stamp == NULL) {
-        free(offsets);
-        free(rows);
-        free(stamp);
+    int memory = offsets == NULL || next == NULL || rows == NULL;
+    if (!memory) {
+        Py_BEGIN_ALLOW_THREADS
+        for (Py_ssize_t i = 0; i < n; i++) offsets[q[i] - q0 + 1]++;
+        for (Py_ssize_t k = 0; k < num_queries; k++) offsets[k + 1] += offsets[k];
+        memcpy(next, offsets, sizeof(int64_t) * (size_t)(num_queries + 1));
+        for (int t = 0; t < threads; t++)
+            tasks[t] = (RepeatTask){q, d, q0, d0, n, num_docs, range_start(offsets, num_queries, t, threads),
+                                    range_start(offsets, num_queries, t + 1, threads), offsets, next, rows, -1, 0};
+        run_all(find_repeats, tasks, sizeof(RepeatTask), threads);
+        Py_END_ALLOW_THREADS
+        for (int t = 0; t < threads; t++) {
+            memory |= tasks[t].memory;
+            if (tasks[t].found >= 0 && (found < 0 || tasks[t].found < found)) found = (Py_ssize_t)tasks[t].found;
+        }
+    }
+    free(offsets);
+    free(next);
+    free(rows);
+    if (memory) {
         PyErr_NoMemory();
         goto done;
     }
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) offsets[q[i] + 1]++;
-    for (Py_ssize_t k = 0; k < num_queries; k++) offsets[k + 1] += offsets[k];
-    for (Py_ssize_t i = 0; i < n; i++) rows[offsets[q[i]]++] = i; /* offsets[k] now ends query k */
-    for (Py_ssize_t k = 0; k < num_docs; k++) stamp[k] = -1;
-    int64_t from = 0;
-    for (Py_ssize_t k = 0; k < num_queries; k++) {
-        for (int64_t at = from; at < offsets[k]; at++) {
-            int64_t row = rows[at];
-            if (stamp[d[row]] >= from) { /* seen in this query: the later of the two rows repeats */
-                int64_t earlier = stamp[d[row]];
-                Py_ssize_t repeat = (Py_ssize_t)(rows[earlier] > row ? rows[earlier] : row);
-                if (found < 0 || repeat < found) found = repeat;
-            } else
-                stamp[d[row]] = at;
-        }
-        from = offsets[k];
-    }
-    Py_END_ALLOW_THREADS
-    free(offsets);
-    free(rows);
-    free(stamp);
     result = PyLong_FromSsize_t(found);
 done:
     PyBuffer_Release(&q_v);

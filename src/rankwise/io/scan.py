@@ -39,7 +39,7 @@ def scan_trec(raw: bytes, kind: Kind, origin: Origin, *, bytes_per_thread: int =
     if status != 0:
         return None
     query, doc, value = query[:rows], doc[:rows], value[:rows]
-    if NATIVE.first_repeated_pair(query, coder.size("query"), doc, coder.size("doc")) >= 0:
+    if NATIVE.first_repeated_pair(query, coder.size("query"), doc, coder.size("doc"), threads()) >= 0:
         return None
     notes: tuple[str, ...] = ()
     if extra:

@@ -18,6 +18,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import EmptyInputError, InputError
+from ..policies import threads
 from ..wording import shorten
 from .native import NATIVE
 
@@ -301,9 +302,8 @@ def _distinct_integer_pairs(frame: pl.DataFrame) -> bool:
     q0, q1, d0, d1 = (int(v) for v in bounds)
     span = d1 - d0 + 1
     if NATIVE is not None and max(q1 - q0 + 1, span) <= 4 * frame.height:  # ids in a narrow range: codes as they are
-        query = frame.get_column(QID).to_numpy() - q0
-        doc = frame.get_column(DOCID).to_numpy() - d0
-        return bool(NATIVE.first_repeated_pair(query, q1 - q0 + 1, doc, span) < 0)
+        query, doc = frame.get_column(QID).to_numpy(), frame.get_column(DOCID).to_numpy()
+        return bool(NATIVE.first_repeated_pair(query, q1 - q0 + 1, doc, span, threads(), q0, d0) < 0)
     if (q1 - q0 + 1) * span >= 2**63:
         return False
     key = (pl.col(QID) - q0) * span + (pl.col(DOCID) - d0)
