@@ -12,8 +12,8 @@ from typing import Any
 
 import click
 
+from ..comparison.methods import Correction, IntervalMethod, SignificanceTest
 from ..comparison.report import FORMATS
-from ..comparison.stats import Correction, IntervalMethod, SignificanceTest
 from .common import echo_notes, fail_cleanly, format_option
 from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_options
 

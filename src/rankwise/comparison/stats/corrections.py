@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .methods import Correction
+from ..methods import Correction
 
 
 def adjust(p_values: np.ndarray, correction: Correction | str) -> np.ndarray:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..methods import IntervalMethod
 from .distributions import normal_cdf, normal_quantile, t_quantile
-from .methods import IntervalMethod
 from .resampling import bootstrap_means
 
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..methods import SignificanceTest
 from .distributions import binomial_half_cdf, normal_cdf, t_two_sided_p
-from .methods import SignificanceTest
 from .resampling import (
     at_least_as_extreme,
     bootstrap_means,
