@@ -252,3 +252,22 @@ def test_repeated_pair_over_query_ranges_in_threads(seed: int) -> None:
     assert [NATIVE.first_repeated_pair(query, num_queries, doc, num_docs, t) for t in (1, 2, 3)] == [expected] * 3
     distinct = np.unique(key)  # no repeat at all
     assert NATIVE.first_repeated_pair(distinct // num_docs, num_queries, distinct % num_docs, num_docs, 3) == -1
+
+
+def test_finding_another_files_ids_in_threads() -> None:
+    """A run's codes for the qrels' ids (above 65,536 ids, split over threads): each id's code in the run, or −1."""
+    rng = random.Random(5)
+    run_docs = [f"d{rng.randint(0, 400_000)}" for _ in range(150_000)]
+    qrels_docs = [f"d{rng.randint(0, 400_000)}" for _ in range(120_000)]
+    run = scan_trec("".join(f"q{i % 7} Q0 {d} 1 1 t\n" for i, d in enumerate(dict.fromkeys(run_docs))).encode(), "run",
+                    Origin("r"))  # fmt: skip
+    qrels = scan_trec("".join(f"q1 0 {d} 1\n" for d in dict.fromkeys(qrels_docs)).encode(), "qrels", Origin("q"))
+    assert run is not None and qrels is not None and run.codes is not None and qrels.codes is not None
+    run_ids, qrels_ids = run.codes.ids, qrels.codes.ids
+    position = {d: c for c, d in enumerate(run_ids.text("doc"))}  # type: ignore[attr-defined]
+    expected = [position.get(d, -1) for d in qrels_ids.text("doc")]  # type: ignore[attr-defined]
+    for threads in ("1", "3"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", threads)
+            assert run_ids.codes_of("doc", qrels_ids).tolist() == expected  # type: ignore[attr-defined]
+            assert run_ids.codes_of("query", qrels_ids).tolist() == [1]  # type: ignore[attr-defined]

@@ -576,22 +576,49 @@ done:
 
 static PyTypeObject CoderType;
 
-/* The code of s[0..n-1] among the query ids or the doc ids, or -1. */
-static int64_t code_of(const Coder *self, int docs, const char *s, int32_t n) {
-    uint64_t h = hash_bytes(s, n);
-    int p = docs ? part_of(h, self->parts) : 0;
-    const Dict *d = docs ? &self->docs[p] : &self->queries;
-    if (d->mask == 0) return -1;
-    Slot *slot = dict_probe(d, s, n, h);
-    return slot->tag ? (docs ? self->base[p] : 0) + slot->code : -1;
+
+typedef struct {
+    const Coder *self, *other;
+    int docs;
+    int64_t first, last, *out; /* other's codes first..last-1 */
+} FindTask;
+
+/* Each id of other's codes first..last-1 looked up here, in batches whose slots are fetched ahead of use. */
+static void *find_codes(void *arg) {
+    FindTask *t = arg;
+    enum { BATCH = 16 };
+    const char *s[BATCH];
+    int32_t n[BATCH];
+    uint64_t h[BATCH];
+    for (int64_t c = t->first; c < t->last; c += BATCH) {
+        int batch = t->last - c < BATCH ? (int)(t->last - c) : BATCH;
+        for (int k = 0; k < batch; k++) {
+            int64_t at;
+            const Dict *d = locate(t->other, t->docs, c + k, &at);
+            s[k] = d->arena + d->start[at];
+            n[k] = d->len[at];
+            h[k] = hash_bytes(s[k], n[k]);
+            const Dict *mine = t->docs ? &t->self->docs[part_of(h[k], t->self->parts)] : &t->self->queries;
+            if (mine->mask) __builtin_prefetch(&mine->slots[h[k] & mine->mask]);
+        }
+        for (int k = 0; k < batch; k++) {
+            int p = t->docs ? part_of(h[k], t->self->parts) : 0;
+            const Dict *mine = t->docs ? &t->self->docs[p] : &t->self->queries;
+            Slot *slot = mine->mask ? dict_probe(mine, s[k], n[k], h[k]) : NULL;
+            t->out[c + k] = slot != NULL && slot->tag ? (t->docs ? t->self->base[p] : 0) + slot->code : -1;
+        }
+    }
+    return NULL;
 }
 
-/* Coder.find(which, other, out): for each id of other's dictionary, its code in this one or -1 (int64 out). */
+/* Coder.find(which, other, out, threads=1): for each id of other's dictionary, its code in this one or -1 (int64
+ * out), the ids split over threads. */
 static PyObject *coder_find(Coder *self, PyObject *args) {
     const char *name;
     PyObject *other_obj;
     Py_buffer out_v;
-    if (!PyArg_ParseTuple(args, "sO!w*", &name, &CoderType, &other_obj, &out_v)) return NULL;
+    int requested = 1;
+    if (!PyArg_ParseTuple(args, "sO!w*|i", &name, &CoderType, &other_obj, &out_v, &requested)) return NULL;
     PyObject *result = NULL;
     Coder *other = (Coder *)other_obj;
     int docs = which(name);
@@ -604,13 +631,14 @@ static PyObject *coder_find(Coder *self, PyObject *args) {
     if (docs && self->parts == 0) {
         for (int64_t c = 0; c < total; c++) ((int64_t *)out_v.buf)[c] = -1;
     } else {
-        int64_t *out = out_v.buf;
+        int threads = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
+        if (total / 65536 + 1 < threads) threads = (int)(total / 65536 + 1);
+        FindTask tasks[MAX_THREADS];
+        for (int t = 0; t < threads; t++)
+            tasks[t] = (FindTask){self, other, docs, total / threads * t, t + 1 == threads ? total : total / threads * (t + 1),
+                                  out_v.buf};
         Py_BEGIN_ALLOW_THREADS
-        for (int64_t c = 0; c < total; c++) {
-            int64_t at;
-            const Dict *d = locate(other, docs, c, &at);
-            out[c] = code_of(self, docs, d->arena + d->start[at], d->len[at]);
-        }
+        run_all(find_codes, tasks, sizeof(FindTask), threads);
         Py_END_ALLOW_THREADS
     }
     result = Py_NewRef(Py_None);

@@ -72,5 +72,5 @@ class ScannedIds:
     def codes_of(self, which: str, other: ScannedIds) -> np.ndarray:
         """For each id of ``other`` (``which``: "query" or "doc"), its code here, −1 where it has none."""
         out = np.empty(other.size(which), dtype=np.int64)
-        self.coder.find(which, other.coder, out)
+        self.coder.find(which, other.coder, out, threads())
         return out
