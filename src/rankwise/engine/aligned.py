@@ -8,12 +8,17 @@ per-query Python loop.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..errors import InputError
 from ..io.scan import ScannedIds
@@ -164,16 +169,26 @@ def _order_ties(
     return order
 
 
-def _tie_rank(ties: TiePolicy, ids: pl.Series) -> np.ndarray:
+def _tie_rank(ties: TiePolicy, ids: pl.Series | list[str]) -> np.ndarray:
     """Each of the distinct ``ids``' place in the tie order: by text ascending (``docno_asc``), by number descending
     then text descending for non-numbers last (``docno_desc_numeric``), else by text descending (``docno_desc``, and
-    ``average``, which lays ties out that way)."""
+    ``average``, which lays ties out that way). ``ids``: a series, or text (ASCII, from the scanner: Python's order of
+    str is the byte order)."""
+    if isinstance(ids, list) and ties is not TiePolicy.DOCNO_DESC_NUMERIC:
+        rank = _ranks(np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64))
+        return rank if ties is TiePolicy.DOCNO_ASC else -rank
+    ids = _series(ids, DOCID)
     if ties is TiePolicy.DOCNO_DESC_NUMERIC:
         text_rank = _ranks(text_order(ids))
         by = pl.DataFrame({"num": ids.cast(pl.String).cast(pl.Int64, strict=False), "text": text_rank})
         return _ranks(by.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy())
     rank = _ranks(text_order(ids))
     return rank if ties is TiePolicy.DOCNO_ASC else -rank
+
+
+def _series(ids: pl.Series | list[str], name: str) -> pl.Series:
+    """Ids as a series (text from the scanner becomes a String series)."""
+    return ids if not isinstance(ids, list) else pl.Series(name, ids, dtype=pl.String)
 
 
 def _ranks(order: np.ndarray) -> np.ndarray:
@@ -187,12 +202,14 @@ def _ranks(order: np.ndarray) -> np.ndarray:
 class _QuerySets:
     """Which distinct query ids (in text order) are in the run, in the qrels, and have a relevant judgment."""
 
-    ids: pl.Series
+    ids: pl.Series | list[str]
     in_run: np.ndarray
     in_qrels: np.ndarray
     has_relevant: np.ndarray
 
     def text(self, mask: np.ndarray) -> tuple[str, ...]:
+        if isinstance(self.ids, list):
+            return tuple(itertools.compress(self.ids, mask.tolist()))
         return _text(self.ids.filter(pl.Series(mask)))
 
 
@@ -303,8 +320,8 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     )
 
 
-DocText = Callable[[np.ndarray], pl.Series]
-"""The doc ids of some doc codes, as text."""
+DocText = Callable[[np.ndarray], "pl.Series | list[str]"]
+"""The doc ids of some doc codes (a series, or text)."""
 
 
 @dataclass(frozen=True)
@@ -318,7 +335,7 @@ class Coded:
     run_query: np.ndarray
     run_query_at: np.ndarray
     qrels_query: np.ndarray
-    query_ids: pl.Series
+    query_ids: pl.Series | list[str]
     run_doc: np.ndarray
     qrels_doc: np.ndarray
     doc_text: DocText
@@ -337,19 +354,26 @@ class SharedIds:
     complete = False
     _docs: pl.Series | None = None
 
+    @property
+    def text_ids(self) -> bool:
+        return self.query_ids.dtype == pl.String and self.series("doc", np.zeros(0, dtype=np.int64)).dtype == pl.String
+
+    def text(self, which: str, positions: np.ndarray | None = None) -> list[str]:
+        return self.series(which, positions).cast(pl.String).to_list()  # type: ignore[no-any-return]
+
     @classmethod
     def of(cls, coded: Coded) -> SharedIds:
         def every_doc() -> pl.Series:
             assert coded.doc_ids is not None
             return coded.doc_ids
 
-        return cls(coded.query_ids, coded.doc_text, coded.all_doc_ids or every_doc)
+        return cls(_series(coded.query_ids, QID), coded.doc_text, coded.all_doc_ids or every_doc)
 
     def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
         if which == "query":
             return self.query_ids if positions is None else self.query_ids.gather(positions)
         if positions is not None and self._docs is None:
-            return self.doc_text(positions)
+            return _series(self.doc_text(positions), DOCID)
         if self._docs is None:
             self._docs = self.all_doc_ids()
         return self._docs if positions is None else self._docs.gather(positions)
@@ -392,25 +416,38 @@ def _coded(qrels: Table, run: Table) -> Coded | None:
     run_query_text = run_ids.text("query")
     joint, qrels_only_queries = _joint_codes(run_ids.codes_of("query", qrels_ids), len(run_query_text))
     query_text = run_query_text + (qrels_ids.text("query", qrels_only_queries) if len(qrels_only_queries) else [])
-    order = np.argsort(np.array(query_text, dtype=object), kind="stable")  # text order (ASCII: byte order)
+    order = _text_order(query_text)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    query_ids = pl.Series(QID, [query_text[i] for i in order], dtype=pl.String)
+    query_ids = [query_text[i] for i in order]
     num_run_docs = run_ids.size("doc")
     joint_doc, qrels_only = _joint_codes(run_ids.codes_of("doc", qrels_ids), num_run_docs)
 
-    def doc_text(codes: np.ndarray) -> pl.Series:
+    def doc_text(codes: np.ndarray) -> list[str]:
         codes = np.asarray(codes, dtype=np.int64)
         if len(codes) and codes.max() >= num_run_docs:
-            return all_doc_ids().gather(codes)
-        return run_ids.series("doc", codes)
+            every = all_doc_ids()
+            return [every[c] for c in codes.tolist()]
+        return run_ids.text("doc", codes)
 
-    def all_doc_ids() -> pl.Series:
-        return pl.Series(DOCID, run_ids.text("doc") + qrels_ids.text("doc", qrels_only), dtype=pl.String)
+    def all_doc_ids() -> list[str]:
+        return run_ids.text("doc") + qrels_ids.text("doc", qrels_only)
 
     run_query_at = rank[: len(run_query_text)]  # the run's ids come first in the joint dictionary
     return Coded(run_codes.query, run_query_at, rank[joint[qrels_codes.query]], query_ids, run_codes.doc,
-                 joint_doc[qrels_codes.doc], doc_text, all_doc_ids=all_doc_ids)  # fmt: skip
+                 joint_doc[qrels_codes.doc], doc_text,
+                 all_doc_ids=lambda: pl.Series(DOCID, all_doc_ids(), dtype=pl.String))  # fmt: skip
+
+
+SORT_IN_PYTHON = 50_000
+"""Up to this many ids are put in text order by Python's sort (no polars import); more by polars' (faster)."""
+
+
+def _text_order(ids: list[str]) -> np.ndarray:
+    """The positions of ``ids`` (ASCII text: Python's order of str is the byte order) in text order."""
+    if len(ids) > SORT_IN_PYTHON:
+        return pl.Series(ids, dtype=pl.String).arg_sort().to_numpy()
+    return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
 
 
 def _joint_codes(in_first: np.ndarray, first_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -428,8 +465,9 @@ def _refuse_nothing_to_evaluate(qrels: Table, run: Table, policies: Policies, se
     is evaluated and every mean is undefined)."""
     if policies.queries in (QuerySet.RELEVANT, QuerySet.COMMON_RELEVANT):
         raise InputError(f"{qrels.origin.name}: no query has a relevant document (grade >= {policies.rel_level})")
-    if qrels.frame.height > 0:
-        run_ids, qrels_ids = sets.ids.filter(pl.Series(sets.in_run)), sets.ids.filter(pl.Series(sets.in_qrels))
+    if qrels.height > 0:
+        ids = _series(sets.ids, QID)
+        run_ids, qrels_ids = ids.filter(pl.Series(sets.in_run)), ids.filter(pl.Series(sets.in_qrels))
         raise InputError(
             f"{run.origin.name} and {qrels.origin.name} have no query in common "
             f"(run has {_some(run_ids)}; qrels has {_some(qrels_ids)})"

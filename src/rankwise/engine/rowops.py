@@ -7,8 +7,14 @@ computes, and the tests run both on the same data. ``RANKWISE_PURE_NUMPY=1`` for
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..io.native import load_native
 from ..policies import threads

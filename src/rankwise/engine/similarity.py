@@ -16,10 +16,14 @@ co-occurrence vectors only.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..errors import InputError, RankwiseError
 from ..io.tabular import find_column

@@ -14,10 +14,14 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..errors import InputError, MeasureError
 from ..io.table import DOCID, QID, ROW, VALUE, Table

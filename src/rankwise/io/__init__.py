@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..errors import InputError
 from .table import Grades, Kind, Origin, Table

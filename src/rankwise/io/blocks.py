@@ -13,9 +13,12 @@ import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from .table import Origin, Table

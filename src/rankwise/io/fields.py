@@ -8,8 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from .table import ROW, Origin

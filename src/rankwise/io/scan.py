@@ -13,10 +13,14 @@ install, or ``RANKWISE_PURE_NUMPY=1``) every file takes the polars readers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..policies import threads
 from .native import NATIVE
@@ -53,6 +57,7 @@ class ScannedIds:
     """The ids of one scanned file (its ``Coder``'s dictionaries: every id is in its rows), as text."""
 
     complete = True
+    text_ids = True
 
     def __init__(self, coder: Any) -> None:
         self.coder = coder

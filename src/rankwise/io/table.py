@@ -12,10 +12,14 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from ..policies import threads
@@ -51,14 +55,22 @@ class Origin:
 class IdDictionary(Protocol):
     """What the codes of a coded table index: its query ids and doc ids (``which``: ``"query"`` or ``"doc"``)."""
 
-    complete: bool
-    """Whether every id of the dictionary is in the table's rows (one file scanned), or it is shared by several."""
+    @property
+    def complete(self) -> bool:
+        """Whether every id of the dictionary is in the table's rows (one file scanned), or it is shared by several."""
+
+    @property
+    def text_ids(self) -> bool:
+        """Whether the ids are text (else Int64 ids, as a DataFrame typed them)."""
 
     def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
         """The ids at ``positions`` (codes), or all of them in code order, in their type (text, or Int64 ids)."""
 
     def size(self, which: str) -> int:
         """How many ids."""
+
+    def text(self, which: str, positions: np.ndarray | None = None) -> list[str]:
+        """The ids at ``positions`` (or all), as text."""
 
 
 @dataclass(frozen=True)
@@ -133,8 +145,7 @@ class Table:
         """The query ids of the rows, as text."""
         if self.codes is not None:
             ids = self.codes.ids
-            present = None if ids.complete else np.unique(self.codes.query)
-            return set(ids.series("query", present).cast(pl.String).to_list())
+            return set(ids.text("query", None if ids.complete else np.unique(self.codes.query)))
         return set(self.with_text_ids().frame.get_column(QID).unique().to_list())
 
     def with_notes(self, notes: tuple[str, ...]) -> Table:
@@ -145,8 +156,8 @@ class Table:
 
     def with_text_ids(self) -> Table:
         """This table with both id columns as text."""
-        if self.codes is not None and self.codes.ids.series("query", self.codes.query[:0]).dtype == pl.String:
-            return self  # scanned from text
+        if self.codes is not None and self.codes.ids.text_ids:
+            return self
         if all(self.frame.schema[c] == pl.String for c in (QID, DOCID)):
             return self
         frame = self.frame.with_columns(pl.col(QID).cast(pl.String), pl.col(DOCID).cast(pl.String))

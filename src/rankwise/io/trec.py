@@ -25,8 +25,12 @@ import re
 import zlib
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from .lazy import polars as pl
 
 from ..errors import EmptyInputError, InputError
 from .scan import scan_trec

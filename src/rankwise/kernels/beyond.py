@@ -13,10 +13,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..engine.aligned import Aligned
 from ..engine.rowops import concatenated_ranges

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..dialects import Dialect
 from ..engine.similarity import feature_frame

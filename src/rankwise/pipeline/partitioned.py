@@ -24,10 +24,14 @@ import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
 from ..engine.rowops import group_order, in_text_order
@@ -189,7 +193,7 @@ class _SourceOrigin(Origin):
     """Names a row of a partition by its place in the run file (``source_rows``: each row's index there)."""
 
     find: Callable[[int], str] = str
-    source_rows: pl.Series = dataclasses.field(default_factory=pl.Series)
+    source_rows: pl.Series = dataclasses.field(default_factory=lambda: pl.Series())
 
     def locate(self, row: int) -> str:
         return self.find(int(self.source_rows[row]))

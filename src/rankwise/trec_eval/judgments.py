@@ -10,9 +10,12 @@ import dataclasses
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-import polars as pl
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..io.fields import numbers, read_fields
 from ..io.table import DOCID, QID, VALUE, Origin, Table, make_table

@@ -12,10 +12,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..engine.aligned import UNJUDGED, align
 from ..io.table import DOCID, QID, ROW, VALUE, Table

@@ -46,9 +46,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import polars as pl
+
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
 
 from ..engine.aligned import UNJUDGED, align
 from ..engine.rowops import run_starts
