@@ -158,7 +158,9 @@ def test_scanned_files_evaluate_as_frames_do(seed: int, policies: dict, tmp_path
         with pytest.raises(InputError, match=str(exc).split(":")[-1].strip()[:30]):
             rankwise.evaluate(scanned_qrels, scanned_run, measures, **policies)
         return
-    for qrels, run in ((scanned_qrels, scanned_run), (scanned_qrels, frames[1]), (frames[0], scanned_run)):
+    pairs = ((scanned_qrels, scanned_run), (scanned_qrels, scanned_run), (scanned_qrels, frames[1]),
+             (frames[0], scanned_run))  # the scanned pair twice: its hash tables are dropped after the first join
+    for qrels, run in pairs:
         got = rankwise.evaluate(qrels, run, measures, **policies)
         assert got.query_ids == expected.query_ids
         assert got.values.tobytes() == expected.values.tobytes()
@@ -271,3 +273,6 @@ def test_finding_another_files_ids_in_threads() -> None:
             patch.setenv("RANKWISE_THREADS", threads)
             assert run_ids.codes_of("doc", qrels_ids).tolist() == expected  # type: ignore[attr-defined]
             assert run_ids.codes_of("query", qrels_ids).tolist() == [1]  # type: ignore[attr-defined]
+            run_ids.drop_index()  # type: ignore[attr-defined]  # freed after a join; built again when asked
+            qrels_ids.drop_index()  # type: ignore[attr-defined]
+            assert run_ids.codes_of("doc", qrels_ids).tolist() == expected  # type: ignore[attr-defined]

@@ -422,6 +422,8 @@ def _coded(qrels: Table, run: Table) -> Coded | None:
     query_ids = [query_text[i] for i in order]
     num_run_docs = run_ids.size("doc")
     joint_doc, qrels_only = _joint_codes(run_ids.codes_of("doc", qrels_ids), num_run_docs)
+    run_ids.drop_index()  # the codes are joined: their hash tables (tens of MB for a large run) are not read again
+    qrels_ids.drop_index()
 
     def doc_text(codes: np.ndarray) -> list[str]:
         codes = np.asarray(codes, dtype=np.int64)

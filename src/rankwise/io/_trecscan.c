@@ -628,6 +628,15 @@ static PyObject *coder_find(Coder *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "out must hold one int64 per id of other");
         goto done;
     }
+    int memory = 0; /* an index dropped (Coder.drop_index) is built again from the ids */
+    for (int p = 0; p < (docs ? self->parts : 1); p++) {
+        Dict *d = docs ? &self->docs[p] : &self->queries;
+        if (d->mask == 0 && d->count > 0 && !dict_reserve(d, d->count)) memory = 1;
+    }
+    if (memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (docs && self->parts == 0) {
         for (int64_t c = 0; c < total; c++) ((int64_t *)out_v.buf)[c] = -1;
     } else {
@@ -645,6 +654,18 @@ static PyObject *coder_find(Coder *self, PyObject *args) {
 done:
     PyBuffer_Release(&out_v);
     return result;
+}
+
+/* Coder.drop_index(): free the hash tables (the ids and their codes stay; find builds a table again when it needs
+ * one). Once a file's ids are coded and looked up, its tables are memory no one reads. */
+static PyObject *coder_drop_index(Coder *self, PyObject *unused) {
+    for (int p = 0; p <= MAX_PARTS; p++) {
+        Dict *d = p == MAX_PARTS ? &self->queries : &self->docs[p];
+        if (d->mask) release(d->slots, sizeof(Slot) * (d->mask + 1));
+        d->slots = NULL;
+        d->mask = 0;
+    }
+    return Py_NewRef(Py_None);
 }
 
 /* Coder.size(which) -> int: how many distinct ids. */
@@ -757,6 +778,7 @@ static PyMethodDef coder_methods[] = {
     {"ids", (PyCFunction)coder_ids, METH_VARARGS, "The ids of codes: ids('query'|'doc', codes=None)."},
     {"find", (PyCFunction)coder_find, METH_VARARGS, "Codes here of another coder's ids: find(which, other, out)."},
     {"size", (PyCFunction)coder_size, METH_VARARGS, "How many distinct ids: size('query'|'doc')."},
+    {"drop_index", (PyCFunction)coder_drop_index, METH_NOARGS, "Free the hash tables (find builds them again)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -74,6 +74,10 @@ class ScannedIds:
     def size(self, which: str) -> int:
         return self.coder.size(which)  # type: ignore[no-any-return]
 
+    def drop_index(self) -> None:
+        """Free the hash tables of the dictionaries (:meth:`codes_of` builds them again if asked)."""
+        self.coder.drop_index()
+
     def codes_of(self, which: str, other: ScannedIds) -> np.ndarray:
         """For each id of ``other`` (``which``: "query" or "doc"), its code here, −1 where it has none."""
         out = np.empty(other.size(which), dtype=np.int64)
