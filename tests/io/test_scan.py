@@ -276,3 +276,23 @@ def test_finding_another_files_ids_in_threads() -> None:
             run_ids.drop_index()  # type: ignore[attr-defined]  # freed after a join; built again when asked
             qrels_ids.drop_index()  # type: ignore[attr-defined]
             assert run_ids.codes_of("doc", qrels_ids).tolist() == expected  # type: ignore[attr-defined]
+
+
+def test_files_are_scanned_where_they_lie(tmp_path: Path) -> None:
+    """A plain file is scanned from its mapped pages, its rows named by their lines (read again only when asked); a
+    byte order mark, gzip or text that is not ASCII is read, then scanned or given to the polars readers."""
+    import gzip
+
+    text = "# comment\nq1 Q0 d1 1 2.5 t\n\nq1 Q0 d2 2 1.5 t\nq2 Q0 d1 1 1 t\n"
+    plain = load_run(write(tmp_path / "run", text))
+    assert plain.codes is not None and [plain.origin.locate(row) for row in range(3)] == [
+        f"{tmp_path / 'run'}:{line}" for line in (2, 4, 5)]  # fmt: skip
+    bom = load_run(write(tmp_path / "bom", b"\xef\xbb\xbf" + text.encode()))
+    (tmp_path / "run.gz").write_bytes(gzip.compress(text.encode()))
+    zipped = load_run(tmp_path / "run.gz")
+    assert bom.codes is not None and zipped.codes is not None
+    assert bom.frame.rows() == zipped.frame.rows() == plain.frame.rows()
+    latin = load_run(write(tmp_path / "latin", text.replace("d2", "d\u00e9")))
+    assert latin.codes is None and latin.frame.get_column("doc_id").to_list() == ["d1", "d\u00e9", "d1"]
+    with pytest.raises(rankwise.errors.EmptyInputError):
+        load_run(write(tmp_path / "empty", ""))

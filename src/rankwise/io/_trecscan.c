@@ -6,7 +6,7 @@
  * numpy headers) with the GIL released, on as many threads as it is given. It reads only regular input: a
  * line with the wrong number of fields, a value outside its grammar, a non-finite score or an integer grade that does
  * not fit 64 bits makes it stop and say so (status 1), and the Python readers of rankwise.io.trec, which name the
- * line and the problem, take the file instead. Python checks beforehand that the data is ASCII with no NUL byte.
+ * line and the problem, take the file instead; so does data that is not ASCII or holds a NUL byte.
  *
  * The grammar is rankwise.io.trec's: lines end at "\n"; fields are separated by runs of " \t\r\v\f"; blank lines
  * and lines whose first field starts with "#" are skipped; a run line's fields after the sixth are ignored (counted).
@@ -271,10 +271,29 @@ typedef struct {
     int32_t tag_len;
 } ChunkTask;
 
+/* Does data[0..n-1] hold only ASCII bytes and no NUL (eight bytes at a time)? */
+static int plain_ascii(const char *data, int64_t n) {
+    const uint64_t high = 0x8080808080808080ULL, ones = 0x0101010101010101ULL;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, data + i, 8);
+        if ((w & high) || ((w - ones) & ~w & high)) return 0;
+    }
+    for (; i < n; i++)
+        if ((unsigned char)data[i] >= 0x80 || data[i] == 0) return 0;
+    return 1;
+}
+
 static void *scan_chunk(void *arg) {
     ChunkTask *t = arg;
     const char *p = t->data + t->begin, *end = t->data + t->end;
     int64_t line = t->first_line - 1, at = t->fields == 4 ? 3 : 4;
+    if (!plain_ascii(p, end - p)) { /* a NUL or a byte that is not ASCII: the Python readers decide */
+        t->status = 1;
+        t->bad_line = line + 1;
+        return NULL;
+    }
     while (p < end) {
         const char *eol = memchr(p, '\n', (size_t)(end - p));
         if (eol == NULL) eol = end;

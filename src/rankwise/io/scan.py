@@ -13,6 +13,8 @@ install, or ``RANKWISE_PURE_NUMPY=1``) every file takes the polars readers.
 
 from __future__ import annotations
 
+import mmap
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -27,11 +29,30 @@ from .native import NATIVE
 from .table import DOCID, QID, Kind, Origin, Table, TableCodes
 
 
-def scan_trec(raw: bytes, kind: Kind, origin: Origin, *, bytes_per_thread: int = 1 << 21) -> Table | None:
+def scan_file(path: Path, kind: Kind, origin: Origin) -> Table | None:
+    """:func:`scan_trec` of the file at ``path``, mapped into memory rather than read (no copy of its bytes, and the
+    pages are the page cache's); None for an empty or compressed file (the readers of :mod:`rankwise.io.trec`
+    decompress and decide) and wherever :func:`scan_trec` gives None."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            if len(head) < 2 or head[:2] == b"\x1f\x8b" or not head.isascii():  # gzip, zstd, ... or a BOM
+                return None
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+                view = memoryview(mapped)
+                try:
+                    return scan_trec(view, kind, origin)
+                finally:
+                    view.release()
+    except (OSError, ValueError):
+        return None  # the readers of rankwise.io.trec name the problem
+
+
+def scan_trec(raw: bytes | memoryview, kind: Kind, origin: Origin, *, bytes_per_thread: int = 1 << 21) -> Table | None:
     """``raw`` (TREC qrels with integer grades, or a run; no byte order mark) as a coded table, or None where the
     input is not regular (see the module docstring) or the scanner is not built: the polars readers then decide.
     Lines are split over :func:`rankwise.policies.threads` threads, one per ``bytes_per_thread`` bytes at most."""
-    if NATIVE is None or b"\x00" in raw or not raw.isascii():
+    if NATIVE is None:
         return None
     coder = NATIVE.Coder()
     fields = 4 if kind == "qrels" else 6

@@ -33,7 +33,7 @@ else:
     from .lazy import polars as pl
 
 from ..errors import EmptyInputError, InputError
-from .scan import scan_trec
+from .scan import scan_file, scan_trec
 from .table import DOCID, QID, ROW, VALUE, Grades, Kind, Origin, Table, make_table
 
 COLUMNS: dict[Kind, tuple[str, ...]] = {
@@ -129,7 +129,12 @@ def read_trec(path: str | Path, kind: Kind, threshold: float | None = None, grad
         data = read_bytes(path)
         return data[len(_BOM) :] if data.startswith(_BOM) else data
 
-    return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades, scan=True, reread=again)
+    scan = kind == "run" or (threshold is None and grades == "integer")
+    if scan:  # the file's pages scanned where they are; read (and decompressed) only for the polars readers
+        scanned = scan_file(path, kind, Origin(str(path), _line_mapper(again)))
+        if scanned is not None:
+            return scanned
+    return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades, scan=scan, reread=again)
 
 
 def parse_trec(
