@@ -30,11 +30,9 @@ from ..io.table import Table
 from ..pipeline.evaluate import evaluate
 from ..pipeline.result import EvaluationResult
 from ..wording import counted
-from .judgment_groups import JudgmentGroups, group_averages, load_judgment_groups
 from .judgments import Judgments, judged_only
 from .options import TrecEvalOptions
 from .output import TrecEvalOutput, relstrings, utility_with_collection, with_placeholders
-from .prefs import Preferences, evaluate_preferences, load_preferences
 from .request import TrecEvalMeasure, trec_eval_request
 
 _NO_QUERY = "trec_eval: No queries with both results and relevance info"
@@ -108,6 +106,9 @@ def load_judgments(path: str | Path, rel_format: str) -> Table | Judgments:
     (:class:`Preferences`)."""
     if rel_format == "qrels":
         return load_qrels(path)
+    from .judgment_groups import load_judgment_groups  # the formats of -R: imported when asked for
+    from .prefs import load_preferences
+
     return load_judgment_groups(path) if rel_format == "qrels_jg" else load_preferences(path, rel_format)
 
 
@@ -147,6 +148,11 @@ def _computed_apart(
 ) -> dict[str, np.ndarray]:  # fmt: skip
     """The values of the lines an ordinary evaluation does not give: the measures averaged over judgment groups and
     the preference measures, per query of ``query_ids``."""
+    if isinstance(judgments, Table):
+        return {}
+    from .judgment_groups import JudgmentGroups, group_averages
+    from .prefs import Preferences, evaluate_preferences
+
     if isinstance(judgments, Preferences):
         return evaluate_preferences(judgments, run, query_ids, depth=options.depth)
     if not isinstance(judgments, JudgmentGroups):
