@@ -378,9 +378,6 @@ class SharedIds:
             self._docs = self.all_doc_ids()
         return self._docs if positions is None else self._docs.gather(positions)
 
-    def size(self, which: str) -> int:
-        return len(self.query_ids) if which == "query" else len(self.series("doc"))
-
 
 def code_jointly(qrels: Table, run: Table) -> Coded:
     """Qrels and run as codes in one pair of dictionaries (:class:`Coded`): from their codes where both hold codes,
@@ -448,7 +445,7 @@ SORT_IN_PYTHON = 50_000
 def _text_order(ids: list[str]) -> np.ndarray:
     """The positions of ``ids`` (ASCII text: Python's order of str is the byte order) in text order."""
     if len(ids) > SORT_IN_PYTHON:
-        return pl.Series(ids, dtype=pl.String).arg_sort().to_numpy()
+        return text_order(pl.Series(ids, dtype=pl.String))
     return np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64)
 
 

@@ -29,23 +29,24 @@ from .native import NATIVE
 from .table import DOCID, QID, Kind, Origin, Table, TableCodes
 
 
-def scan_file(path: Path, kind: Kind, origin: Origin) -> Table | None:
+def scan_file(path: Path, kind: Kind, origin: Origin) -> tuple[Table | None, bool]:
     """:func:`scan_trec` of the file at ``path``, mapped into memory rather than read (no copy of its bytes, and the
-    pages are the page cache's); None for an empty or compressed file (the readers of :mod:`rankwise.io.trec`
-    decompress and decide) and wherever :func:`scan_trec` gives None."""
+    pages are the page cache's). Gives (the table or None, whether the file was scanned): an empty or compressed
+    file, or one that begins with a byte order mark, is not (the readers of :mod:`rankwise.io.trec` read it, and may
+    scan its bytes); a scanned file that gave None is irregular, for the polars readers alone."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(4)
             if len(head) < 2 or head[:2] == b"\x1f\x8b" or not head.isascii():  # gzip, zstd, ... or a BOM
-                return None
+                return None, False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 view = memoryview(mapped)
                 try:
-                    return scan_trec(view, kind, origin)
+                    return scan_trec(view, kind, origin), True
                 finally:
                     view.release()
     except (OSError, ValueError):
-        return None  # the readers of rankwise.io.trec name the problem
+        return None, False  # the readers of rankwise.io.trec name the problem
 
 
 def scan_trec(raw: bytes | memoryview, kind: Kind, origin: Origin, *, bytes_per_thread: int = 1 << 21) -> Table | None:

@@ -66,9 +66,6 @@ class IdDictionary(Protocol):
     def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
         """The ids at ``positions`` (codes), or all of them in code order, in their type (text, or Int64 ids)."""
 
-    def size(self, which: str) -> int:
-        """How many ids."""
-
     def text(self, which: str, positions: np.ndarray | None = None) -> list[str]:
         """The ids at ``positions`` (or all), as text."""
 

@@ -130,10 +130,11 @@ def read_trec(path: str | Path, kind: Kind, threshold: float | None = None, grad
         return data[len(_BOM) :] if data.startswith(_BOM) else data
 
     scan = kind == "run" or (threshold is None and grades == "integer")
-    if scan:  # the file's pages scanned where they are; read (and decompressed) only for the polars readers
-        scanned = scan_file(path, kind, Origin(str(path), _line_mapper(again)))
+    if scan:  # the file's pages scanned where they are; read (and decompressed) only for the other readers
+        scanned, tried = scan_file(path, kind, Origin(str(path), _line_mapper(again)))
         if scanned is not None:
             return scanned
+        scan = not tried  # an irregular file is not scanned again from its bytes
     return parse_trec(read_bytes(path), kind, str(path), threshold, grades=grades, scan=scan, reread=again)
 
 
