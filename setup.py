@@ -2,7 +2,8 @@
 headers); the rest is in pyproject.toml.
 
 ``optional=True``: where no C compiler is found, rankwise installs without them and runs the same operations in numpy
-(:mod:`rankwise.engine.rowops`) and reads TREC files with polars (:mod:`rankwise.io.trec`)."""
+(:mod:`rankwise.engine.rowops`) and reads TREC files with polars (:mod:`rankwise.io.trec`). ``_trecscan`` is built from
+``_trecscan.c`` and ``_trecroute.c`` (the router of runs larger than memory, :mod:`rankwise.pipeline.routed`)."""
 
 from setuptools import Extension, setup
 
@@ -11,7 +12,8 @@ rowops = Extension(
     extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h"],
 )
 trecscan = Extension(
-    "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
-    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h"],
+    "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c", "src/rankwise/io/_trecroute.c"], optional=True,
+    extra_compile_args=["-O3", "-pthread"], extra_link_args=["-pthread"],
+    depends=["src/rankwise/engine/_threads.h", "src/rankwise/io/_dict.h"],
 )
 setup(ext_modules=[rowops, trecscan])

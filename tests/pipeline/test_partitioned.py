@@ -1,5 +1,6 @@
 """Runs larger than memory (``stream=True``): read in blocks, partitioned by query on disk, computed partition by
-partition — with the numbers, query order and notes of the in-memory evaluation, bit for bit."""
+partition — with the numbers, query order and notes of the in-memory evaluation, bit for bit. Plain TREC text is
+routed (tests/pipeline/test_routed.py) where it can be; these tests hold both paths to the same answers."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 import rankwise
 from rankwise.dialects import DIALECTS
 from rankwise.io import blocks
-from rankwise.pipeline import partitioned
+from rankwise.pipeline import partitioned, routed
 
 MEASURES = ["P@5", "R@5", "AP", "nDCG@5", "nDCG", "RR", "HitRate@5", "AUC", "bpref", "NumRelRet@5", "Rprec",
             "num_ret", "map", "gm_map"]  # fmt: skip
@@ -80,6 +81,16 @@ def test_streamed_equals_in_memory(tmp_path: Path, seed: int, grouped: bool, dia
         assert streamed == whole
         return
     _same(streamed, whole)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("seed", range(3))
+def test_general_path_equals_in_memory(tmp_path: Path, seed: int, grouped: bool, small_parts: None,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The path every run file can take (TREC text that is not routed: rankwise.pipeline.routed gives way)."""
+    monkeypatch.setattr(routed, "evaluate_routed", lambda *args, **kwargs: None)
+    qrels, run = _write(tmp_path, seed, grouped)
+    _same(rankwise.evaluate(qrels, run, MEASURES, stream=True), rankwise.evaluate(qrels, run, MEASURES, stream=False))
 
 
 @pytest.mark.parametrize("options", [{"queries": "qrels"}, {"queries": "run"}, {"ties": "input_order"},

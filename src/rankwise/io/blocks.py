@@ -85,7 +85,7 @@ def _trec_blocks(path: Path, block_bytes: int) -> Iterator[Block]:
     """Blocks of whole lines; a block of only blank and comment lines holds no rows and is skipped."""
     total = path.stat().st_size
     first_row, first_line = 0, 1
-    for text, done in _line_blocks(path, block_bytes):
+    for text, done in line_blocks(path, block_bytes):
         try:
             table = parse_trec(text, "run", str(path), first_line=first_line)
         except EmptyInputError:
@@ -96,7 +96,7 @@ def _trec_blocks(path: Path, block_bytes: int) -> Iterator[Block]:
             first_row += table.frame.height
 
 
-def _line_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
+def line_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """(text, compressed bytes read so far): the file's bytes cut after a line end, about ``block_bytes`` each."""
     with path.open("rb") as raw:
         head = raw.read(4)

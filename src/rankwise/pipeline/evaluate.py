@@ -17,9 +17,10 @@ from ..kernels.intent import refuse_without_subtopics
 from ..policies import QuerySet, ScorePrecision, TiePolicy
 from .load import load_inputs, load_side_inputs
 from .options import EvaluationOptions
-from .partitioned import Progress, compute_in_partitions, evaluate_in_partitions
+from .partitioned import Progress, compute_in_partitions
 from .plan import MeasureLike
 from .result import EvaluationResult, assemble
+from .routed import evaluate_streamed
 
 
 def evaluate(
@@ -101,10 +102,10 @@ def evaluate_with(
     if _streams(run, options.stream):
         train_table = read_interactions(options.train) if options.train is not None else None
         feature_table, baseline_table = load_side_inputs(options.features, options.baseline)
-        inputs, groups = evaluate_in_partitions(plan, qrels, run, train=train_table, catalog=options.catalog,
-                                                subtopics=judgments, features=feature_table, baseline=baseline_table,
-                                                qrels_columns=options.qrels_columns,
-                                                run_columns=options.run_columns, progress=options.progress)  # fmt: skip
+        inputs, groups = evaluate_streamed(plan, qrels, run, train=train_table, catalog=options.catalog,
+                                           subtopics=judgments, features=feature_table, baseline=baseline_table,
+                                           qrels_columns=options.qrels_columns, run_columns=options.run_columns,
+                                           progress=options.progress)  # fmt: skip
     else:
         inputs = load_inputs(plan, qrels, run, train=options.train, qrels_columns=options.qrels_columns,
                              run_columns=options.run_columns, subtopics=judgments, features=options.features,

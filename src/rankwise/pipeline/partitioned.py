@@ -80,15 +80,15 @@ def evaluate_in_partitions(
 
         spill = _spill(Path(folder), blocks, judgments, report)
         judgments = spill.qrels
-        queries = _query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
+        queries = query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
         num_partitions = _route(spill, queries)
-        judged = _by_partition(judgments.frame, queries)
+        judged = by_partition(judgments.frame, queries)
         partitions = (
             (dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())), spill.partition_table(p))
             for p in range(num_partitions)
         )
         side = Inputs(judgments, judgments, train, subtopics, features, baseline)  # qrels and run: per partition
-        groups = _compute_partitions(plan, partitions, num_partitions, side, catalog, report)
+        groups = compute_partitions(plan, partitions, num_partitions, side, catalog, report)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
@@ -115,8 +115,8 @@ def compute_in_partitions(
     per_query = np.bincount(run_query, minlength=len(coded.query_ids))
     partition_of = (np.cumsum(per_query) - per_query) // limit
     num_partitions = int(partition_of.max(initial=0)) + 1
-    run_rows = _rows_by_partition(partition_of[run_query], num_partitions)
-    qrels_rows = _rows_by_partition(partition_of[coded.qrels_query], num_partitions)
+    run_rows = _rowsby_partition(partition_of[run_query], num_partitions)
+    qrels_rows = _rowsby_partition(partition_of[coded.qrels_query], num_partitions)
     run_value, qrels_value = run.values(), qrels.values()
 
     def part(table: Table, query: np.ndarray, doc: np.ndarray, value: np.ndarray, rows: np.ndarray) -> Table:
@@ -130,19 +130,19 @@ def compute_in_partitions(
         )
         for p in range(num_partitions)
     )
-    groups = _compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
+    groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
 
 
-def _rows_by_partition(partition: np.ndarray, num_partitions: int) -> list[np.ndarray]:
+def _rowsby_partition(partition: np.ndarray, num_partitions: int) -> list[np.ndarray]:
     """The row indices of each partition, in row order."""
     order, _, _, offsets = group_order(partition, num_partitions, None, None)
     return [order[offsets[p] : offsets[p + 1]] for p in range(num_partitions)]
 
 
-def _compute_partitions(
+def compute_partitions(
     plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, side: Inputs, catalog: Any,
     progress: Progress | None,
 ) -> list[GroupValues]:  # fmt: skip
@@ -242,7 +242,7 @@ def _locate(blocks: Iterator[Block], source: str, row: int) -> str:
     return f"{source} row {row}"
 
 
-def _query_ranges(counts: pl.DataFrame, qrels: Table, partition_rows: int) -> pl.DataFrame:
+def query_ranges(counts: pl.DataFrame, qrels: Table, partition_rows: int) -> pl.DataFrame:
     """Every query of run and qrels with its partition: consecutive in text order, about ``partition_rows`` run
     rows each (a query is never split)."""
     ids = in_text_order(pl.concat([counts.get_column(QID), qrels.frame.get_column(QID)]).unique())
@@ -262,7 +262,7 @@ def _route(spill: _Spill, queries: pl.DataFrame) -> int:
     return int(queries.get_column("partition").to_numpy().max(initial=0)) + 1
 
 
-def _by_partition(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[int, pl.DataFrame]:
+def by_partition(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[int, pl.DataFrame]:
     return {int(key[0]): rows for key, rows in _split(frame, queries).items()}  # type: ignore[call-overload]
 
 
