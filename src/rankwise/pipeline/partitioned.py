@@ -35,9 +35,7 @@ else:
 
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
 from ..engine.rowops import group_order, in_text_order
-from ..io import load_qrels
 from ..io.blocks import Block, run_blocks
-from ..io.subtopics import SubtopicJudgments
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
 from .compute import SAMPLED_NOTE, GroupValues, compute_groups
@@ -54,31 +52,26 @@ Progress = Callable[[str, int, int], None]
 
 def evaluate_in_partitions(
     plan: Plan,
-    qrels: Any,
+    side: Inputs,
     run: str | Path,
     *,
-    train: pl.DataFrame | None = None,
     catalog: Any = None,
-    subtopics: SubtopicJudgments | None = None,
-    features: pl.DataFrame | None = None,
-    baseline: Table | None = None,
-    qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     partition_rows: int | None = None,
     block_options: Mapping[str, int] | None = None,
     progress: Progress | None = None,
 ) -> tuple[Inputs, list[GroupValues]]:
-    """Inputs and query-group values of ``run`` (a TREC or parquet file) against ``qrels``, as
-    :func:`rankwise.pipeline.load.load_inputs` and :func:`compute_groups` give them, computed partition by
-    partition (see the module docstring): ``partition_rows`` run rows at a time (default :data:`PARTITION_ROWS`);
-    ``block_options``: ``block_bytes``/``block_rows`` for the reader."""
-    judgments = load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)
+    """Inputs and query-group values of ``run`` (a TREC or parquet file) against the judgments ``side.qrels`` with
+    the other inputs of ``side`` (its ``run`` unused), as :func:`rankwise.pipeline.load.load_inputs` and
+    :func:`compute_groups` give them, computed partition by partition (see the module docstring): ``partition_rows``
+    run rows at a time (default :data:`PARTITION_ROWS`); ``block_options``: ``block_bytes``/``block_rows`` for the
+    reader."""
     report = progress or (lambda stage, done, total: None)
     with tempfile.TemporaryDirectory(prefix="rankwise-") as folder:
         def blocks() -> Iterator[Block]:
             return run_blocks(run, run_columns, **(block_options or {}))
 
-        spill = _spill(Path(folder), blocks, judgments, report)
+        spill = _spill(Path(folder), blocks, side.qrels, report)
         judgments = spill.qrels
         queries = query_ranges(spill.counts, judgments, partition_rows or PARTITION_ROWS)
         num_partitions = _route(spill, queries)
@@ -87,13 +80,13 @@ def evaluate_in_partitions(
             (dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())), spill.partition_table(p))
             for p in range(num_partitions)
         )
-        side = Inputs(judgments, judgments, train, subtopics, features, baseline)  # qrels and run: per partition
+        side = dataclasses.replace(side, qrels=judgments, run=judgments)  # qrels and run: per partition
         groups = compute_partitions(plan, partitions, num_partitions, side, catalog, report)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
         refuse_no_query(judgments, run_table, spill.counts, plan)
-    return Inputs(judgments, run_table, train, subtopics, features, baseline), groups
+    return dataclasses.replace(side, run=run_table), groups
 
 
 def compute_in_partitions(

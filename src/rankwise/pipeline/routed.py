@@ -81,9 +81,7 @@ def evaluate_streamed(
     if run_columns is None and blocks.streamable(run) and Path(run).suffix.lower() not in blocks.PARQUET_SUFFIXES:
         routed = evaluate_routed(plan, qrels, judgments, Path(run), side, catalog, partitioned.PARTITION_ROWS, report)
     if routed is None:
-        return evaluate_in_partitions(plan, judgments, run, train=train, catalog=catalog, subtopics=subtopics,
-                                      features=features, baseline=baseline, run_columns=run_columns,
-                                      progress=progress)  # fmt: skip
+        return evaluate_in_partitions(plan, side, run, catalog=catalog, run_columns=run_columns, progress=progress)
     if not routed.groups[0].query_ids:
         refuse_no_query(judgments, routed.run, routed.counts, plan)
     return dataclasses.replace(side, run=routed.run), routed.groups
