@@ -15,8 +15,9 @@ Runs, one after the other, each in its own process (so one part's memory never w
 - beyond ``bench_beyond.py``: the beyond-accuracy measures (with ``train=``) at the largest user count of P2;
 - spark ``bench_spark.py``: P3, rankwise.spark against RePlay's Spark path on ``local[2]`` at that user count, wall
   and CPU seconds (needs pyspark; RePlay optional);
-- large ``bench_large.py``: ``rankwise evaluate --stream`` on a generated run of G GB, with a smaller run evaluated
-  both in memory and streamed (same output).
+- large ``bench_large.py``: ``rankwise evaluate --stream`` on a generated run of G GB beside the trec_eval 10
+  binary (built from ``../shared/tools/trec_eval`` when ``$TREC_EVAL`` is not set; means compared), with a smaller
+  run evaluated both in memory and streamed (same output).
 
 and prints one Markdown report (date, machine, versions of rankwise (git commit), numpy, polars and every peer, then
 each part's medians, ratios and memory) to stdout, and to ``--output`` when given. Each part's progress goes to
@@ -76,8 +77,9 @@ def parts(args: argparse.Namespace) -> list[Part]:
         "spark": Part("spark", "P3: Spark local[2]", [python, str(HERE / "bench_spark.py"), "--users",
                       str(max(int(u) for u in args.users.split(","))), "--repeat", str(args.repeat),
                       "--tools", "rankwise,rankwise-ndcg,replay"]),
-        "large": Part("large", "Larger than memory", [python, str(HERE / "bench_large.py"), "--gigabytes",
-                      str(args.gigabytes), "--compare-gigabytes", str(args.compare_gigabytes)]),
+        "large": Part("large", "Larger than memory, against the trec_eval binary",
+                      [python, str(HERE / "bench_large.py"), "--gigabytes", str(args.gigabytes), "--compare-gigabytes",
+                       str(args.compare_gigabytes), "--trec-eval", "auto"]),
     }  # fmt: skip
     return [every[key] for key in args.part_list]
 
