@@ -142,7 +142,10 @@ static inline int64_t dict_code(Dict *d, const char *s, int32_t n, uint64_t h) {
     return c;
 }
 
-static inline int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+/* The field separators of the TREC grammar: " \t\r\v\f" (a table: one load per byte, no branch per separator). */
+static const unsigned char SPACE[256] = {['\t'] = 1, ['\v'] = 1, ['\f'] = 1, ['\r'] = 1, [' '] = 1};
+
+static inline int is_space(char c) { return SPACE[(unsigned char)c]; }
 
 /* Does data[0..n-1] hold only ASCII bytes and no NUL (eight bytes at a time)? */
 static inline int plain_ascii(const char *data, int64_t n) {

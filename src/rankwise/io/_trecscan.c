@@ -129,6 +129,7 @@ typedef struct {
     int fields, integer_values;
     int64_t *qcode, *dcode, *ivalue;
     double *fvalue;
+    uint64_t *dhash; /* per row: its doc id's hash (phase 2 reads it) */
     int64_t rows, lines, extra, first_extra, bad_line;
     int status;
     const char *tag;
@@ -186,18 +187,22 @@ static void *scan_chunk(void *arg) {
         }
         t->qcode[row] = start[0] - t->data;
         t->dcode[row] = start[2] - t->data;
+        t->dhash[row] = hash_bytes(start[2], len[2]);
         t->rows++;
     }
     return NULL;
 }
 
-/* Phase 2, one thread per part of the doc dictionary: every row's doc id hashed, those of this part coded (a batch
- * of slots fetched ahead of use: most ids of a run are new, and each lookup is a cache miss). */
+/* Phase 2, one thread per part of the doc dictionary: the rows whose doc id (hashed in phase 1) falls in this part
+ * coded (a batch of slots fetched ahead of use: most ids of a run are new, and each lookup is a cache miss); each
+ * such row's doc offset replaced by (part << 40) | its code within the part. A thread reads and writes only the
+ * offsets of its own rows. */
 typedef struct {
     Coder *coder;
     const char *data, *end;
-    const int64_t *offset;
-    int64_t *local, rows;
+    int64_t *offset;
+    const uint64_t *hash;
+    int64_t rows;
     int part, memory;
 } PartTask;
 
@@ -212,10 +217,10 @@ static void *code_part(void *arg) {
     for (int64_t i = 0; i < t->rows;) {
         int batch = 0;
         for (; i < t->rows && batch < BATCH; i++) {
+            uint64_t hash = t->hash[i];
+            if (part_of(hash, t->coder->parts) != t->part) continue;
             const char *id = t->data + t->offset[i];
             int32_t len = span_length(id, t->end);
-            uint64_t hash = hash_bytes(id, len);
-            if (part_of(hash, t->coder->parts) != t->part) continue;
             s[batch] = id;
             n[batch] = len;
             h[batch] = hash;
@@ -229,7 +234,7 @@ static void *code_part(void *arg) {
                 t->memory = 1;
                 return NULL;
             }
-            t->local[row[k]] = ((int64_t)t->part << 40) | code;
+            t->offset[row[k]] = ((int64_t)t->part << 40) | code;
         }
     }
     return NULL;
@@ -259,7 +264,8 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     Py_ssize_t capacity = qcode_v.len / 8;
     ChunkTask *chunks = NULL;
     PartTask *parts = NULL;
-    int64_t *local = NULL, local_rows = 0;
+    uint64_t *dhash = NULL;
+    size_t dhash_bytes = 0;
     if (fields != 4 && fields != 6) {
         PyErr_SetString(PyExc_ValueError, "fields must be 4 or 6");
         goto done;
@@ -280,7 +286,9 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     self->parts = threads;
     chunks = calloc((size_t)threads, sizeof(ChunkTask));
     parts = calloc((size_t)threads, sizeof(PartTask));
-    if (chunks == NULL || parts == NULL) {
+    dhash_bytes = sizeof(uint64_t) * (size_t)(capacity > 0 ? capacity : 1);
+    dhash = grow(NULL, 0, dhash_bytes); /* pages past the rows written are never touched */
+    if (chunks == NULL || parts == NULL || dhash == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -301,7 +309,7 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
         int64_t lines = 0;
         for (const char *q = data + begin; (q = memchr(q, '\n', (size_t)(data + end - q))) != NULL; q++) lines++;
         chunks[t] = (ChunkTask){data, begin, end, line, row0, fields, integer_values, qcode_v.buf, dcode_v.buf,
-                                value_v.buf, value_v.buf, 0, lines, 0, 0, 0, 0, NULL, 0};
+                                value_v.buf, value_v.buf, dhash, 0, lines, 0, 0, 0, 0, NULL, 0};
         begin = end;
         line += lines;
         /* room for its rows: at most one per line, and a data line takes at least 2 * fields - 1 bytes */
@@ -331,18 +339,16 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             memmove((char *)qcode_v.buf + 8 * rows, (char *)qcode_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
             memmove((char *)dcode_v.buf + 8 * rows, (char *)dcode_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
             memmove((char *)value_v.buf + 8 * rows, (char *)value_v.buf + 8 * c->row0, (size_t)(8 * c->rows));
+            memmove(dhash + rows, dhash + c->row0, (size_t)(8 * c->rows));
         }
         rows += c->rows;
     }
     if (status == 0 && rows > 0) {
-        local = grow(NULL, 0, sizeof(int64_t) * (size_t)rows);
-        local_rows = rows;
-        for (int t = 0; local != NULL && t < threads; t++)
+        for (int t = 0; t < threads; t++)
             if (!dict_reserve(&self->docs[t], rows / threads + 16)) memory = 1; /* parts by hash: about equal */
-        if (local == NULL) memory = 1;
         if (!memory) {
             for (int t = 0; t < threads; t++)
-                parts[t] = (PartTask){self, data, data + size, dcode_v.buf, local, rows, t, 0};
+                parts[t] = (PartTask){self, data, data + size, dcode_v.buf, dhash, rows, t, 0};
             run_all(code_part, parts, sizeof(PartTask), threads);
             for (int t = 0; t < threads; t++) memory |= parts[t].memory;
         }
@@ -350,7 +356,7 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             int64_t *dcode = dcode_v.buf, *qcode = qcode_v.buf;
             self->base[0] = 0;
             for (int t = 0; t < threads; t++) self->base[t + 1] = self->base[t] + self->docs[t].count;
-            for (int64_t i = 0; i < rows; i++) dcode[i] = self->base[local[i] >> 40] + (local[i] & ((1LL << 40) - 1));
+            for (int64_t i = 0; i < rows; i++) dcode[i] = self->base[dcode[i] >> 40] + (dcode[i] & ((1LL << 40) - 1));
             const char *last = NULL;
             int32_t last_len = 0;
             int64_t last_code = -1;
@@ -380,7 +386,7 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
 done:
     free(chunks);
     free(parts);
-    release(local, sizeof(int64_t) * (size_t)local_rows);
+    release(dhash, dhash_bytes);
     PyBuffer_Release(&data_v);
     PyBuffer_Release(&qcode_v);
     PyBuffer_Release(&dcode_v);
