@@ -130,6 +130,42 @@ def test_text_order_codes_follow_the_ids_text(dense: bool, monkeypatch: pytest.M
     assert text.to_list() == ["B", "a", "b", "é"] and text_codes.tolist() == [2, 1, 3, 0, 1]
 
 
+@needs_native
+@settings(max_examples=100, deadline=None)
+@given(columns=st.lists(st.lists(st.integers(-5, 40), max_size=50), min_size=1, max_size=3),
+       ordered=st.booleans(), threads=st.integers(1, 4))  # fmt: skip
+def test_dense_codes_equal_numpy(columns: list[list[int]], ordered: bool, threads: int) -> None:
+    """Integer ids through the lookup table (``table_codes``), compiled and numpy, on any number of threads: the same
+    codes, each row's id recovered from ``distinct``; in text order when asked."""
+    series = tuple(pl.Series(c, dtype=pl.Int64) for c in columns)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rowops, "threads", lambda: threads)
+        native, numpy = _both(lambda: rowops._dense_integer_codes(series, in_text_order=ordered))
+    if native is None:  # no row, or a range too wide for a table
+        assert numpy is None
+        return
+    assert numpy is not None
+    assert all(np.array_equal(a, b) for a, b in zip(native[0], numpy[0])) and native[1].equals(numpy[1])
+    codes, distinct = native
+    for column, code in zip(series, codes):
+        assert distinct.gather(code).to_list() == column.to_list()
+    if ordered:
+        text = distinct.cast(pl.String).to_list()
+        assert text == sorted(text)
+
+
+@needs_native
+def test_dense_codes_on_many_threads_equal_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(3)
+    series = (pl.Series(rng.integers(-1000, 400_000, 500_000)), pl.Series(rng.integers(0, 1000, 200_000)))
+    found = []
+    for count in (1, 4):
+        monkeypatch.setattr(rowops, "threads", lambda count=count: count)
+        found.append(rowops._dense_integer_codes(series, in_text_order=True))
+    (one, distinct_one), (many, distinct_many) = found  # type: ignore[misc]
+    assert distinct_one.equals(distinct_many) and all(np.array_equal(a, b) for a, b in zip(one, many))
+
+
 def _frames(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Shuffled rows, heavy score ties, string and integer-looking doc ids, users on one side only."""
     rng = np.random.default_rng(seed)

@@ -271,9 +271,77 @@ done:
     return result;
 }
 
+typedef struct {
+    const int64_t *ids;
+    int64_t *table, *out, lowest, span, begin, end;
+    int bad;
+} TableTask;
+
+/* Rows begin..end-1: mark each id's slot (out NULL) or read each id's code from its slot. */
+static void *table_rows(void *arg) {
+    TableTask *t = arg;
+    for (int64_t i = t->begin; i < t->end; i++) {
+        uint64_t at = (uint64_t)(t->ids[i] - t->lowest);
+        if (at >= (uint64_t)t->span) {
+            t->bad = 1;
+            return NULL;
+        }
+        if (t->out == NULL)
+            t->table[at] = 1;
+        else
+            t->out[i] = t->table[at];
+    }
+    return NULL;
+}
+
+/* table_codes(ids, lowest, table, out, threads)
+ *
+ * Integer ids coded through a table over their range (see rankwise.rowops.id_codes): with out None, table[id -
+ * lowest] = 1 for every id (marking those present; threads may write the same slot, always 1); else out[i] =
+ * table[ids[i] - lowest]. Every id must lie in lowest..lowest + len(table) - 1. Rows split over ``threads``. */
+static PyObject *table_codes(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer ids_v, table_v, out_v = {0};
+    long long lowest;
+    PyObject *out_obj;
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*Lw*Oi", &ids_v, &lowest, &table_v, &out_obj, &requested)) return NULL;
+    PyObject *result = NULL;
+    int have_out = out_obj != Py_None;
+    if (have_out && PyObject_GetBuffer(out_obj, &out_v, PyBUF_WRITABLE) < 0) {
+        PyBuffer_Release(&ids_v);
+        PyBuffer_Release(&table_v);
+        return NULL;
+    }
+    Py_ssize_t n = ids_v.len / 8;
+    if (!check(&ids_v, 8, n, "ids") || (have_out && !check(&out_v, 8, n, "out"))) goto done;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int threads = thread_count(requested, n);
+    TableTask tasks[MAX_THREADS];
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (TableTask){ids_v.buf, table_v.buf, have_out ? out_v.buf : NULL, (int64_t)lowest,
+                               (int64_t)(table_v.len / 8), n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0};
+    run_all(table_rows, tasks, sizeof(TableTask), threads);
+    for (int t = 0; t < threads; t++) bad |= tasks[t].bad;
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "an id lies outside the table's range");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&ids_v);
+    PyBuffer_Release(&table_v);
+    if (have_out) PyBuffer_Release(&out_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
+    {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -95,6 +95,10 @@ def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
     """:func:`id_codes` with ``distinct`` in the byte order of the ids' text (integer ids by their decimal text: 10
     before 9), the order of query ids in every result: only the distinct ids are sorted."""
+    if all(c.dtype == pl.Int64 for c in columns):
+        dense = _dense_integer_codes(columns, in_text_order=True)
+        if dense is not None:
+            return dense
     codes, distinct = id_codes(*columns)
     order = text_order(distinct)
     rank = np.empty(len(order), dtype=np.int64)
@@ -113,9 +117,13 @@ def in_text_order(ids: pl.Series) -> pl.Series:
     return ids.gather(text_order(ids))
 
 
-def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarray], pl.Series] | None:
+def _dense_integer_codes(
+    columns: tuple[pl.Series, ...], in_text_order: bool = False
+) -> tuple[list[np.ndarray], pl.Series] | None:
     """:func:`id_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids marked present
-    in a table over their range, codes read back from it (no hashing); None for wider ranges."""
+    in a table over their range, codes read back from it (no hashing); None for wider ranges. ``in_text_order``: the
+    codes (and ``distinct``) in the text order of the ids, as :func:`text_order_codes` gives them (the table holds
+    each id's rank, so the rows are read once)."""
     rows = sum(len(c) for c in columns)
     present_in = [c for c in columns if len(c)]
     if not present_in:
@@ -125,12 +133,25 @@ def _dense_integer_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarra
     if span > DENSE_SPAN_PER_ROW * rows:
         return None
     table = np.zeros(span, dtype=np.int64)
-    offset_ids = [c.to_numpy() - lowest for c in columns]
-    for ids in offset_ids:
-        table[ids] = 1
+    ids = [np.ascontiguousarray(c.to_numpy(), dtype=np.int64) for c in columns]
+    for column in ids:
+        if NATIVE is not None:
+            NATIVE.table_codes(column, lowest, table, None, threads())
+        else:
+            table[column - lowest] = 1
     present = np.flatnonzero(table)
-    table[present] = np.arange(len(present), dtype=np.int64)
-    return [table[ids] for ids in offset_ids], pl.Series("id", present + lowest, dtype=pl.Int64)
+    distinct = pl.Series("id", present + lowest, dtype=pl.Int64)
+    order = text_order(distinct) if in_text_order else np.arange(len(present), dtype=np.int64)
+    table[present[order]] = np.arange(len(present), dtype=np.int64)
+    codes = []
+    for column in ids:
+        if NATIVE is not None:
+            out = np.empty(len(column), dtype=np.int64)
+            NATIVE.table_codes(column, lowest, table, out, threads())
+            codes.append(out)
+        else:
+            codes.append(table[column - lowest])
+    return codes, distinct.gather(order) if in_text_order else distinct
 
 
 def group_order(
