@@ -552,23 +552,19 @@ static PyObject *coder_size(Coder *self, PyObject *args) {
     return docs < 0 ? NULL : PyLong_FromLongLong((long long)count_of(self, docs));
 }
 
-/* Repeated pairs, one thread per range of queries: each thread takes the rows of its queries from the whole input
- * (a counting sort into its part of ``rows``), then looks for a doc seen twice within each of its queries (a stamp
- * per doc: the position where it was last seen). */
+/* Repeated pairs: the rows grouped by query first (one counting sort, each row's doc carried with it, so that the
+ * search reads the docs in order), then one thread per range of queries looks for a doc seen twice within each of
+ * its queries (a stamp per doc: the position where it was last seen). */
 typedef struct {
-    const int64_t *q, *d;
-    int64_t q0, d0, n, num_docs, first, last; /* queries first..last-1 (after subtracting q0) */
-    const int64_t *offsets;                    /* where each query's rows begin in rows */
-    int64_t *next, *rows, found;
+    int64_t num_docs, first, last; /* queries first..last-1 (after subtracting q0) */
+    const int64_t *offsets;        /* where each query's rows begin in rows and docs */
+    const int64_t *rows, *docs;
+    int64_t found;
     int memory;
 } RepeatTask;
 
 static void *find_repeats(void *arg) {
     RepeatTask *t = arg;
-    for (int64_t i = 0; i < t->n; i++) {
-        int64_t k = t->q[i] - t->q0;
-        if (k >= t->first && k < t->last) t->rows[t->next[k]++] = i;
-    }
     int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(t->num_docs ? t->num_docs : 1));
     if (stamp == NULL) {
         t->memory = 1;
@@ -578,9 +574,9 @@ static void *find_repeats(void *arg) {
     for (int64_t k = t->first; k < t->last; k++) {
         int64_t from = t->offsets[k];
         for (int64_t at = from; at < t->offsets[k + 1]; at++) {
-            int64_t row = t->rows[at], doc = t->d[row] - t->d0;
+            int64_t doc = t->docs[at];
             if (stamp[doc] >= from) { /* seen in this query: this row (the later: rows are in input order) repeats */
-                if (t->found < 0 || row < t->found) t->found = row;
+                if (t->found < 0 || t->rows[at] < t->found) t->found = t->rows[at];
             } else
                 stamp[doc] = at;
         }
@@ -617,17 +613,23 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
     int64_t *next = malloc(sizeof(int64_t) * (size_t)(num_queries + 1));
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *docs = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     RepeatTask tasks[MAX_THREADS];
     Py_ssize_t found = -1;
-    int memory = offsets == NULL || next == NULL || rows == NULL;
+    int memory = offsets == NULL || next == NULL || rows == NULL || docs == NULL;
     if (!memory) {
         Py_BEGIN_ALLOW_THREADS
         for (Py_ssize_t i = 0; i < n; i++) offsets[q[i] - q0 + 1]++;
         for (Py_ssize_t k = 0; k < num_queries; k++) offsets[k + 1] += offsets[k];
         memcpy(next, offsets, sizeof(int64_t) * (size_t)(num_queries + 1));
+        for (Py_ssize_t i = 0; i < n; i++) {
+            int64_t at = next[q[i] - q0]++;
+            rows[at] = i;
+            docs[at] = d[i] - d0;
+        }
         for (int t = 0; t < threads; t++)
-            tasks[t] = (RepeatTask){q, d, q0, d0, n, num_docs, range_start(offsets, num_queries, t, threads),
-                                    range_start(offsets, num_queries, t + 1, threads), offsets, next, rows, -1, 0};
+            tasks[t] = (RepeatTask){num_docs, range_start(offsets, num_queries, t, threads),
+                                    range_start(offsets, num_queries, t + 1, threads), offsets, rows, docs, -1, 0};
         run_all(find_repeats, tasks, sizeof(RepeatTask), threads);
         Py_END_ALLOW_THREADS
         for (int t = 0; t < threads; t++) {
@@ -635,6 +637,7 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
             if (tasks[t].found >= 0 && (found < 0 || tasks[t].found < found)) found = (Py_ssize_t)tasks[t].found;
         }
     }
+    free(docs);
     free(offsets);
     free(next);
     free(rows);
