@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # what mypy and readers see; at run time each name is importe
     from .comparison.systems import Comparison, compare
     from .dialects import get_dialect
     from .errors import InputError, MeasureError, RankwiseError
+    from .fusion import fuse, optimize_fusion
     from .io import load_qrels, load_run
     from .io.subtopics import load_subtopic_qrels
     from .measures import Measure, parse_measure, parse_measures
@@ -40,10 +41,12 @@ __all__ = [
     "compare",
     "compare_dialects",
     "evaluate",
+    "fuse",
     "get_dialect",
     "load_qrels",
     "load_run",
     "load_subtopic_qrels",
+    "optimize_fusion",
     "parse_measure",
     "parse_measures",
 ]
@@ -56,6 +59,8 @@ _HOMES = {
     "InputError": ".errors",
     "MeasureError": ".errors",
     "RankwiseError": ".errors",
+    "fuse": ".fusion",
+    "optimize_fusion": ".fusion",
     "load_qrels": ".io",
     "load_run": ".io",
     "load_subtopic_qrels": ".io.subtopics",

@@ -2,8 +2,8 @@
 
 Bad input prints one line ``rankwise: error: ...`` on stderr and exits with status 2; notes about queries left out of
 the averages go to stderr, results to stdout. The commands live in :mod:`.commands` (evaluate, measures, explain,
-dialects), :mod:`.compare`, :mod:`.ltr` (learning to rank), :mod:`.recsys` and :mod:`.trec_eval`; :mod:`.explain`
-words the definitions, :mod:`.common` holds what they share.
+dialects), :mod:`.compare`, :mod:`.fuse` (run fusion), :mod:`.ltr` (learning to rank), :mod:`.recsys` and
+:mod:`.trec_eval`; :mod:`.explain` words the definitions, :mod:`.common` holds what they share.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ SHORT_HELP = {
     "dialects": "List the dialects, or compare a run under every one.",
     "evaluate": "Evaluate a run against qrels.",
     "explain": "Define a measure, as rankwise or a dialect computes it.",
+    "fuse": "Fuse runs (RRF, CombSUM, weighted sums, ...), or search the best fusion.",
     "ltr": "Learning to rank: train, predict, evaluate.",
     "measures": "List every measure.",
     "recsys-experiment": "Rerun the RecSys'21 metric-consistency experiment on your ratings.",
@@ -32,6 +33,10 @@ def load_command(name: str) -> click.Command | None:
         from .compare import compare
 
         return compare
+    if name == "fuse":
+        from .fuse import fuse
+
+        return fuse
     if name == "ltr":
         from .ltr import ltr
 
