@@ -20,12 +20,12 @@ TESTS = Path(__file__).resolve().parent
 
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("errors", "wording"),  # the shared vocabulary: what goes wrong, how things are said
-    ("policies",),  # the evaluation policies (ties, which queries, score precision)
+    ("policies", "limits"),  # the evaluation policies (ties, which queries, score precision); size limits
     ("io", "measures"),  # reading inputs into tables; measure definitions as data
     ("engine", "dialects"),  # the aligned arrays and row operations; dialects as data over measures
     ("kernels",),  # one module per measure family, computing on the aligned arrays
     ("pipeline",),  # plan, load, compute, assemble: rankwise.evaluate
-    ("comparison", "trec_eval", "ltr", "spark"),  # what is built on evaluating
+    ("comparison", "trec_eval", "ltr", "spark", "fusion"),  # what is built on evaluating
     ("recsys",),  # the recommender protocol (its experiment compares dialects)
     ("cli",),  # the command line
     ("__init__", "__main__", "stats", "report"),  # the package's face: its API, `python -m`, forwarding modules
@@ -182,7 +182,7 @@ def test_no_private_name_crosses_rooms() -> None:
 
 def test_the_root_holds_only_the_shared_vocabulary() -> None:
     root = {path.stem for path in SRC.glob("*.py")}
-    assert root == {"__init__", "__main__", "errors", "wording", "policies", *FORWARDING}, sorted(root)
+    assert root == {"__init__", "__main__", "errors", "wording", "policies", "limits", *FORWARDING}, sorted(root)
     for name, target in FORWARDING.items():
         text = (SRC / f"{name}.py").read_text()
         assert len(text.splitlines()) <= 8 and f"from .{target} import *" in text, name

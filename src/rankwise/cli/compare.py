@@ -14,6 +14,7 @@ import click
 
 from ..comparison.methods import Correction, IntervalMethod, SignificanceTest
 from ..comparison.report import FORMATS
+from ..limits import MAX_CURVE_K, MAX_RESAMPLES
 from .common import echo_notes, fail_cleanly, format_option
 from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_options
 
@@ -61,8 +62,14 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
     help="Confidence intervals of means and differences: t, or bootstrap percentile or BCa.",
 )
 @click.option("--confidence", type=float, default=0.95, show_default=True, help="Confidence level of intervals.")
-@click.option("--resamples", type=int, default=10_000, show_default=True, help="Bootstrap and Monte Carlo resamples.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every resampling.")
+@click.option(
+    "--resamples",
+    type=click.IntRange(1, MAX_RESAMPLES),
+    default=10_000,
+    show_default=True,
+    help=f"Bootstrap and Monte Carlo resamples (at most {MAX_RESAMPLES:,}).",
+)
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True, help="Seed of every resampling.")
 @click.option(
     "--missing",
     type=click.Choice(["empty", "drop"]),
@@ -83,10 +90,10 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
 )
 @click.option(
     "--curve-k",
-    type=int,
+    type=click.IntRange(1, MAX_CURVE_K),
     default=None,
     metavar="K",
-    help="Largest k of the measure@k plots [default: the largest cutoff asked for, or 20].",
+    help=f"Largest k of the measure@k plots, at most {MAX_CURVE_K} [default: the largest cutoff asked for, or 20].",
 )
 @click.option(
     "--spread",

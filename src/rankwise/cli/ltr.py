@@ -17,6 +17,7 @@ import click
 
 from ..errors import RankwiseError
 from ..ltr.kinds import MODEL_KINDS
+from ..ltr.limits import MAX_WIDTH
 from ..pipeline.formats import FORMATS
 from ..wording import counted
 from .common import echo_notes, echo_result, fail_cleanly
@@ -72,7 +73,7 @@ def file_options(*, doc_ids: bool, width: bool = False) -> Callable[[Callable[..
                                         help="Name documents by each row's comment (#docid = ID, or # ID ...) "
                                         "instead of their position in the query."))  # fmt: skip
         if width:
-            options.append(click.option("--num-features", type=click.IntRange(min=0), default=None, metavar="N",
+            options.append(click.option("--num-features", type=click.IntRange(0, MAX_WIDTH), default=None, metavar="N",
                                         help="The width (features) of the data [default: its largest index, up to "
                                         "65536 or the number of index:value entries]."))  # fmt: skip
         for option in options:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import RankwiseError
+from ..limits import MAX_SUMMED_CUTOFF
 from .common import echo_notes, fail_cleanly
 
 if TYPE_CHECKING:
@@ -22,7 +23,8 @@ FORMATS = ("table", "csv", "markdown")
               help="Global timestamp split: the earliest share of interactions trains.")
 @click.option("--threshold", type=float, default=4.5, show_default=True,
               help="Test ratings at or above it are the relevant items; the rest are dropped.")
-@click.option("-k", "--k", "k", type=int, default=20, show_default=True, help="Length of each list and cutoff.")
+@click.option("-k", "--k", "k", type=click.IntRange(1, MAX_SUMMED_CUTOFF), default=20, show_default=True,
+              help="Length of each list and cutoff (at most 10,000,000: RecTools' nDCG sums k discounts).")
 @click.option("--model", type=click.Choice(["ease", "itemknn", "popular", "random"]), default="ease",
               show_default=True, help="Baseline that makes the lists.")
 @click.option("--lambda", "regularization", type=float, default=500.0, show_default=True, help="EASE's L2 penalty.")

@@ -19,6 +19,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import MeasureError, RankwiseError
+from ..limits import MAX_RESAMPLES, at_most
 from ..measures import Measure
 from ..pipeline.evaluate import EvaluationResult, evaluate, evaluate_with
 from ..pipeline.options import EvaluationOptions
@@ -31,9 +32,11 @@ from .stats import (
     SignificanceTest,
     adjust,
     cohens_d,
+    fewest_resamples,
     mean_intervals,
     paired_test,
     randomised_tukey_hsd,
+    smallest_p,
     win_tie_loss,
 )
 
@@ -308,6 +311,7 @@ def compare(
     pair_indices = ([(s, base) for s in range(len(systems)) if s != base] if base is not None
                     else [(j, i) for i, j in itertools.combinations(range(len(systems)), 2)])  # fmt: skip
     comparisons = _comparisons(systems, keys, values, pair_indices, settings_, caveats)
+    _interval_caveats(summaries, comparisons, settings_, caveats)
     return Comparison(
         systems=tuple(systems),
         keys=tuple(keys),
@@ -326,12 +330,14 @@ def compare(
 def _settings(test: Any, correction: Any, alpha: float, interval: Any, confidence: float, resamples: int,
               seed: int | None, missing: Any, family: Any) -> Settings:  # fmt: skip
     """Checked settings (the baseline is filled in later)."""
-    if not 0.0 < alpha < 1.0:
-        raise RankwiseError(f"alpha must lie in (0, 1), got {alpha}")
-    if not 0.0 < confidence < 1.0:
-        raise RankwiseError(f"confidence must lie in (0, 1), got {confidence}")
-    if isinstance(resamples, bool) or not isinstance(resamples, int) or resamples < 1:
-        raise RankwiseError(f"resamples must be a positive integer, got {resamples!r}")
+    for name, level in (("alpha", alpha), ("confidence", confidence)):
+        if isinstance(level, bool) or not isinstance(level, (int, float)):
+            raise RankwiseError(f"{name} must be a number, got {level!r} ({type(level).__name__})")
+        if not 0.0 < level < 1.0:
+            raise RankwiseError(f"{name} must lie in (0, 1), got {level}")
+    at_most(resamples, MAX_RESAMPLES, "resamples")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise RankwiseError(f"seed must be a non-negative integer or None, got {seed!r}")
     return Settings(
         test=parse_enum(SignificanceTest, test, "test"),  # type: ignore[arg-type]
         correction=parse_enum(Correction, correction, "correction"),  # type: ignore[arg-type]
@@ -370,6 +376,8 @@ def _system_names(names: Sequence[str] | None, runs: Any, run_list: list[Any],
     """Given names, mapping keys, distinct run tags, file names, or run1, run2, ... — made unique."""
     if names is not None:
         chosen = [str(n) for n in names]
+        if any(not name.strip() for name in chosen):
+            raise RankwiseError(f"system names must not be empty: {', '.join(map(repr, chosen))}")
         if len(chosen) != len(run_list):
             raise RankwiseError(f"{len(chosen)} names for {len(run_list)} runs")
     elif isinstance(runs, Mapping):
@@ -485,6 +493,7 @@ def _comparisons(
             result = paired_test(settings.test, d, settings.resamples, settings.seed)
             raw.append((result.statistic, result.p_value, result.method))
     p_values = np.array([p for _, p, _ in raw])
+    _resolution_caveats(keys, cells, differences, p_values, values.shape[0], settings, caveats)
     adjusted = np.empty_like(p_values)
     groups = [np.array([i for i, (m, _, _) in enumerate(cells) if m == k]) for k in range(len(keys))]
     for group in groups if settings.family is Family.MEASURE else [np.arange(len(cells))]:
@@ -505,6 +514,45 @@ def _comparisons(
             wins=wins, ties=ties, losses=losses, method=raw[i][2],
         ))  # fmt: skip
     return out
+
+
+def _interval_caveats(summaries: list[SystemSummary], comparisons: list[PairComparison], settings: Settings,
+                      caveats: list[str]) -> None:  # fmt: skip
+    """Why intervals of two or more values are blank: too few resamples, or BCa undefined (every bootstrap mean on
+    one side of the estimate)."""
+    bounds = [(s.n, s.low) for s in summaries] + [(c.n, c.low) for c in comparisons]
+    blank = sum(math.isnan(low) for n, low in bounds if n >= 2)
+    if not blank or settings.interval is IntervalMethod.T:
+        return
+    fewest = fewest_resamples(settings.confidence)
+    if settings.resamples < fewest:
+        caveats.append(f"intervals left blank: a {settings.confidence:.0%} bootstrap interval needs at least {fewest} "
+                       f"resamples (one beyond each end), got {settings.resamples}")  # fmt: skip
+    else:
+        caveats.append(f"{counted(blank, 'interval', 'intervals')} left blank: the BCa interval is undefined when "
+                       "every bootstrap mean lies on one side of the estimate (use --interval percentile or t)")
+
+
+def _resolution_caveats(keys: Sequence[str], cells: list[tuple[int, int, int]], differences: list[np.ndarray],
+                        p_values: np.ndarray, systems: int, settings: Settings,
+                        caveats: list[str]) -> None:  # fmt: skip
+    """Per measure, what the test could not do: pairs over fewer than two queries (no p-value), and pairs too few
+    queries to reach α however large the difference (``smallest_p`` above α; see
+    :mod:`rankwise.comparison.stats.paired_tests`, *Resolution*)."""
+    label = settings.test.label
+    for m, key in enumerate(keys):
+        mine = [i for i, cell in enumerate(cells) if cell[0] == m]
+        untested = [i for i in mine if differences[i].size and math.isnan(p_values[i])]
+        if untested:
+            caveats.append(f"{key}: {counted(len(untested), 'comparison', 'comparisons')} over fewer than two "
+                           f"queries: no p-value (the {label} needs two)")  # fmt: skip
+        sizes = sorted({differences[i].size for i in mine if not math.isnan(p_values[i])})
+        floors = {n: smallest_p(settings.test, n, settings.resamples, systems) for n in sizes}
+        weak = [n for n in sizes if floors[n] > settings.alpha]
+        if weak:
+            n = max(weak)
+            caveats.append(f"{key}: with {n} queries or fewer the {label} cannot give p below {floors[n]:.3g}, "
+                           f"so no comparison over them can be significant at α = {settings.alpha:g}")  # fmt: skip
 
 
 def _tukey_p_values(keys: Sequence[str], values: np.ndarray, settings: Settings,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gzip
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -60,7 +60,7 @@ def run_blocks(
     :data:`BLOCK_ROWS`."""
     columns = check_columns(columns, "run")
     path = Path(source)
-    if not path.is_file():
+    if not path.exists() or path.is_dir():  # a FIFO or a device is read as a stream, as without --stream
         raise InputError(f"{path}: no such file" if not path.exists() else f"{path}: is a directory, not a file")
     blocks = (_parquet_blocks(path, columns, block_rows or BLOCK_ROWS) if path.suffix.lower() in PARQUET_SUFFIXES
               else _trec_blocks(path, block_bytes or BLOCK_BYTES))  # fmt: skip
@@ -74,11 +74,20 @@ def run_blocks(
 
 def _parquet_blocks(path: Path, columns: Mapping[str, str] | None, block_rows: int) -> Iterator[Block]:
     scan = pl.scan_parquet(path)
-    total = scan.select(pl.len()).collect().item()
+    total = _collected(path, lambda: scan.select(pl.len()).collect()).item()
     for start in range(0, total, block_rows):
-        frame = scan.slice(start, block_rows).collect()
+        frame = _collected(path, lambda: scan.slice(start, block_rows).collect())  # noqa: B023 (called at once)
         table = frame_to_table(frame, "run", Origin(str(path), first_row=start), columns)
         yield Block(table, start, min(start + block_rows, total), total)
+
+
+def _collected(path: Path, collect: Callable[[], pl.DataFrame]) -> pl.DataFrame:
+    """``collect()``, a parquet file polars cannot read (truncated, not parquet) as one line, as without --stream."""
+    try:
+        return collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"{path}: cannot read ({first})") from None
 
 
 def _trec_blocks(path: Path, block_bytes: int) -> Iterator[Block]:
@@ -99,11 +108,11 @@ def _trec_blocks(path: Path, block_bytes: int) -> Iterator[Block]:
 def line_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
     """(text, compressed bytes read so far): the file's bytes cut after a line end, about ``block_bytes`` each."""
     with path.open("rb") as raw:
-        head = raw.read(4)
-        raw.seek(0)
+        head = raw.peek(4)[:4]  # not read: a FIFO cannot seek back
+        seekable = raw.seekable()
         stream: gzip.GzipFile | BinaryIO = gzip.GzipFile(fileobj=raw) if head[:2] == b"\x1f\x8b" else raw
         refuse_other_compression(head, str(path))
-        rest = b""
+        rest, first = b"", True
         while True:
             try:
                 chunk = stream.read(block_bytes)
@@ -111,12 +120,15 @@ def line_blocks(path: Path, block_bytes: int) -> Iterator[tuple[bytes, int]]:
                 raise InputError(f"{path}: cannot decompress gzip data ({exc})") from None
             if not chunk:
                 break
+            if first and stream is not raw and chunk[:2] == b"\x1f\x8b":
+                raise InputError(f"{path}: gzip data inside gzip data: decompress it once first (gunzip -c {path})")
+            first = False
             text = rest + chunk
             end = text.rfind(b"\n") + 1
             if end == 0:  # a line longer than a block: read on
                 rest = text
                 continue
             rest = text[end:]
-            yield text[:end], raw.tell()
+            yield text[:end], raw.tell() if seekable else 0
         if rest:
-            yield rest, raw.tell()
+            yield rest, raw.tell() if seekable else 0

@@ -72,7 +72,10 @@ def _frame(source: Any, name: str) -> pl.DataFrame:
             if suffix in (".parquet", ".pq"):
                 return pl.read_parquet(path)
             if suffix in TABULAR:
-                return pl.read_csv(path, separator=TABULAR[suffix], infer_schema=False)
+                # every field as text, trimmed as the run and qrels tables trim theirs (``u1, i1``)
+                return pl.read_csv(path, separator=TABULAR[suffix], infer_schema=False).with_columns(
+                    pl.all().str.strip_chars()
+                )
             return _read_whitespace_text(path.read_bytes(), name)
         except (OSError, pl.exceptions.PolarsError) as exc:
             raise InputError(f"{name}: cannot read ({str(exc).splitlines()[0] if str(exc) else exc})") from None
@@ -87,8 +90,8 @@ def _frame(source: Any, name: str) -> pl.DataFrame:
         users, items = [], []
         for user, seen in source.items():
             for item in seen if isinstance(seen, Iterable) else ():
-                users.append(str(user))
-                items.append(str(item))
+                users.append(None if user is None else str(user))  # None is a missing id, never the text "None"
+                items.append(None if item is None else str(item))
         return pl.DataFrame({QID: users, DOCID: items}, schema={QID: pl.String, DOCID: pl.String})
     raise InputError(f"cannot read training interactions from {type(source).__name__}")
 

@@ -28,7 +28,7 @@ else:
 from ..errors import EmptyInputError, InputError
 from .fields import parse_fields
 from .table import DOCID, QID, ROW, VALUE, Origin, Table, _ids, _values, make_table
-from .tabular import CANDIDATES, _dict_value, find_column
+from .tabular import CANDIDATES, _dict_value, check_dict_ids, find_column
 from .trec import read_bytes
 
 SUBTOPIC = "subtopic"
@@ -135,10 +135,7 @@ def _from_dict(data: Mapping[Any, Any], name: str) -> SubtopicJudgments:
                                  "expected {doc_id: grade}")  # fmt: skip
             rows += [(qid, subtopic, doc, grade) for doc, grade in docs.items()]
     for at, label in ((0, "query"), (1, "subtopic"), (2, "doc")):
-        bad = next((r[at] for r in rows if isinstance(r[at], (float, bool)) or not isinstance(r[at], (str, int))),
-                   None)  # fmt: skip
-        if bad is not None:
-            raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
+        check_dict_ids([r[at] for r in rows], label, name)
     grades = [_dict_value(g, True, f"{name}: query {q!r} subtopic {s!r} doc {d!r}") for q, s, d, g in rows]
     frame = pl.DataFrame({role: pl.Series(role, [str(r[at]) for r in rows], dtype=pl.String)
                           for at, role in enumerate((QID, SUBTOPIC, DOCID))}).with_columns(

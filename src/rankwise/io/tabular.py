@@ -134,19 +134,22 @@ def read_tabular(
 def _read_delimited(path: Path, separator: str, kind: Kind, columns: Mapping[str, str] | None) -> pl.DataFrame:
     """A CSV/TSV file with a header: ids as text, other columns typed from the first 10,000 rows. When a later
     row breaks those types, every column is read as text instead, so the value check names the file line of the
-    bad value; a row with more or fewer fields than the header is named by its line."""
+    bad value; a row with more or fewer fields than the header is named by its line.
+
+    Ids are trimmed of the whitespace around them, as the value is (``q1, d1, 1`` is the query ``q1``, the document
+    ``d1`` and the grade 1): in a text table whitespace next to a separator is layout, never part of an id."""
     name = str(path)
     header = pl.read_csv(path, separator=separator, n_rows=0).columns
     ids = dict.fromkeys(_id_columns(header, kind, columns, name), pl.String)
     try:
-        return pl.read_csv(path, separator=separator, infer_schema_length=10000, schema_overrides=ids)
+        frame = pl.read_csv(path, separator=separator, infer_schema_length=10000, schema_overrides=ids)
     except pl.exceptions.ComputeError:
-        pass
-    try:
-        return pl.read_csv(path, separator=separator, infer_schema=False)
-    except pl.exceptions.ComputeError:
-        _raise_ragged_row(path, separator, len(header))
-        raise
+        try:
+            frame = pl.read_csv(path, separator=separator, infer_schema=False)
+        except pl.exceptions.ComputeError:
+            _raise_ragged_row(path, separator, len(header))
+            raise
+    return frame.with_columns(pl.col(column).str.strip_chars() for column in ids)
 
 
 def _raise_ragged_row(path: Path, separator: str, width: int) -> None:
@@ -189,9 +192,7 @@ def dict_to_table(
     if not qids:
         raise EmptyInputError(f"{name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
     for label, ids in (("query", qids), ("doc", dids)):
-        bad = next((i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))), None)
-        if bad is not None:
-            raise InputError(f"{name}: {label} id {bad!r} must be a string or an integer")
+        check_dict_ids(ids, label, name)
     integers = kind == "qrels" and threshold is None and grades == "integer"
     checked = [_dict_value(value, integers, f"{name}: query {qid!r} doc {did!r}") for qid, did, value in
                zip(qids, dids, values)]  # fmt: skip
@@ -203,6 +204,15 @@ def dict_to_table(
         }
     )
     return make_table(frame, kind, Origin(name), threshold=threshold, grades=grades)
+
+
+def check_dict_ids(ids: list[Any], label: str, name: str) -> None:
+    """Refuse, naming ``name`` and the ``label`` (query, doc, ...), the first id of a dict input that is neither a
+    string nor an integer: a float (never cast), a bool, None (never the text ``"None"``: the DataFrame readers
+    refuse a null id too)."""
+    bad = [i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))][:1]
+    if bad:
+        raise InputError(f"{name}: {label} id {bad[0]!r} must be a string or an integer")
 
 
 INT64_MAX = 2**63 - 1

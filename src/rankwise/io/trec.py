@@ -130,7 +130,7 @@ def read_trec(path: str | Path, kind: Kind, threshold: float | None = None, grad
         return data[len(_BOM) :] if data.startswith(_BOM) else data
 
     scan = kind == "run" or (threshold is None and grades == "integer")
-    if scan:  # the file's pages scanned where they are; read (and decompressed) only for the other readers
+    if scan and path.is_file():  # the file's pages scanned where they are (a FIFO has none, and is read once)
         scanned, tried = scan_file(path, kind, Origin(str(path), _line_mapper(again)))
         if scanned is not None:
             return scanned

@@ -14,13 +14,18 @@ import numpy as np
 
 from ..engine.aligned import Aligned
 from ..errors import MeasureError
+from ..limits import MAX_SUMMED_CUTOFF, at_most
 from ..measures.spec import Measure
 from .common import Kernel, choice, divide, in_cutoff, scored_rank, within_query_accumulate
 
 
-def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
+def _gains(grades: np.ndarray, m: Measure, rel: int, shift: np.ndarray | None = None) -> np.ndarray:
     """Gain per grade: g, 2^g − 1, 1 or 2^(g − rel + 1) − 1; 0 below rel. A grade map gives its value to the
-    grades it names and the linear gain (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does."""
+    grades it names and the linear gain (the grade itself) to the others, as trec_eval's ``ndcg.1=3,2=9`` does.
+
+    With ``shift`` (an integer per grade, :func:`_gain_shift`) each gain is divided by 2^shift without ever being
+    formed unscaled: 2^(e − s) − 2^(−s) for the exponential gains, an exact power-of-two scaling (``ldexp``) of the
+    others; so gains past float64's range (2^1025 − 1) are computed scaled."""
     gain = m.get("gain")
     if not isinstance(gain, tuple):
         choice(m, "gain", ("linear", "exp2", "binary", "exp2_rel"))
@@ -29,14 +34,43 @@ def _gains(grades: np.ndarray, m: Measure, rel: int) -> np.ndarray:
         out = counts.astype(np.float64)
     elif gain in ("exp2", "exp2_rel"):
         exponent = np.where(counts, grades - (rel - 1 if gain == "exp2_rel" else 0), 0).astype(np.float64)
-        out = np.where(counts, np.exp2(exponent) - 1.0, 0.0)
+        if shift is not None:
+            return np.where(counts, np.exp2(exponent - shift) - np.exp2(-shift.astype(np.float64)), 0.0)
+        with np.errstate(over="ignore"):  # 2^g past float64: +inf, which the kernels then compute scaled
+            out = np.where(counts, np.exp2(exponent) - 1.0, 0.0)
     else:
         out = np.where(counts, grades, 0).astype(np.float64)
     if isinstance(gain, tuple):
         for grade, value in gain:  # type: ignore[misc]  # a grade map: gain is never a list of numbers
             if grade >= rel:
                 out[grades == grade] = value
-    return out
+    return out if shift is None else np.ldexp(out, -shift)
+
+
+def _gain_shift(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+    """Per query, the integer s with 2^s about its largest judged gain (the exponent e of 2^e − 1 for the
+    exponential gains, else the binary exponent of the gain), 0 for a query without a positive gain: dividing
+    the query's gains by 2^s keeps them and their sums within float64, and a ratio of two sums of the same gains
+    (nDCG = DCG / IDCG) does not change."""
+    gain = m.get("gain")
+    counts = a.qrel_grade >= rel
+    if gain in ("exp2", "exp2_rel"):
+        logs = np.where(counts, a.qrel_grade - (rel - 1 if gain == "exp2_rel" else 0), 0).astype(np.float64)
+    else:
+        logs = np.frexp(np.abs(_gains(a.qrel_grade, m, rel)))[1].astype(np.float64)
+    shift = np.zeros(a.num_queries)
+    np.maximum.at(shift, a.qrel_qidx, np.where(counts, logs, 0.0))
+    return np.floor(shift).astype(np.int64)
+
+
+def _scale_invariant(m: Measure) -> bool:
+    """Whether nDCG's ideal is made of the same gains as its DCG (so the ratio does not change when every gain of
+    a query is divided by one number): not with ``ideal=k_ones`` or ``none``."""
+    return m.get("ideal") not in ("k_ones", "none")
+
+
+def _overflowed(*arrays: np.ndarray) -> bool:
+    return not all(np.isfinite(x).all() for x in arrays)
 
 
 def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
@@ -55,11 +89,14 @@ def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
     return gains / np.log2(rank + 1.0)
 
 
-def dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+def dcg(a: Aligned, m: Measure, rel: int, shift: np.ndarray | None = None) -> np.ndarray:
     """DCG@k = Σ_{i≤k} gain(g(L_i)) · discount(i), discount 1/log2(i + 1) by default; i per ``rank`` (Järvelin &
-    Kekäläinen, ACM TOIS 2002; trec_eval m_ndcg.c)."""
+    Kekäläinen, ACM TOIS 2002; trec_eval m_ndcg.c). With ``shift`` (per query), each query's gains divided by
+    2^shift (:func:`_gains`)."""
     rank = scored_rank(a, m, rel)
-    return a.per_query_sum(_discounted(rank, a.tie_mean(_gains(a.grade, m, rel)), m), in_cutoff(a, m, rank))
+    gains = _gains(a.grade, m, rel, None if shift is None else shift[a.qidx])
+    with np.errstate(over="ignore", invalid="ignore"):  # a sum past float64 is +inf: refused, or computed scaled
+        return a.per_query_sum(_discounted(rank, a.tie_mean(gains), m), in_cutoff(a, m, rank))
 
 
 def _ideal_order(q: np.ndarray, gains: np.ndarray, num_queries: int) -> tuple[np.ndarray, ...]:
@@ -73,15 +110,17 @@ def _ideal_order(q: np.ndarray, gains: np.ndarray, num_queries: int) -> tuple[np
     return q, g, np.arange(len(q), dtype=np.int64) - starts[q] + 1, starts
 
 
-def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
+def ideal_dcg(a: Aligned, m: Measure, rel: int, shift: np.ndarray | None = None) -> np.ndarray:
     """IDCG@k per ``ideal``: the positive gains sorted descending, cut at k (``sorted``) or not (``uncut``),
     of all judged documents (trec_eval m_ndcg.c) or with ``universe=retrieved`` of the ranked ones
     (scikit-learn, torchmetrics, LightGBM); ``hits``: of the relevant documents in the top k; ``k_ones``:
-    k documents of gain 1; ``none``: 1."""
+    k documents of gain 1; ``none``: 1. With ``shift`` (per query), the gains divided by 2^shift as in :func:`dcg`."""
     ideal = choice(m, "ideal", ("sorted", "uncut", "k_ones", "hits", "none"))
     if ideal == "none":
         return np.ones(a.num_queries)
     if ideal == "k_ones":
+        if m.cutoff is not None:
+            at_most(m.cutoff, MAX_SUMMED_CUTOFF, f"{m}: the cutoff of ideal=k_ones (k discounts summed)")
         length = np.full(a.num_queries, float(m.cutoff)) if m.cutoff is not None else a.num_retrieved()
         rank = np.arange(1, int(length.max(initial=0)) + 1, dtype=np.float64)
         cumulative = np.concatenate(([0.0], np.cumsum(_discounted(rank, np.ones_like(rank), m))))
@@ -93,17 +132,28 @@ def ideal_dcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         q, grades = a.qidx, a.grade
     else:
         q, grades = a.qrel_qidx, a.qrel_grade
-    q, g, rank, _ = _ideal_order(q, _gains(grades, m, rel), a.num_queries)
+    q, g, rank, _ = _ideal_order(q, _gains(grades, m, rel, None if shift is None else shift[q]), a.num_queries)
     values = _discounted(rank, g, m)
     if m.cutoff is not None and ideal != "uncut":
         keep = rank <= m.cutoff
         q, values = q[keep], values[keep]
-    return np.bincount(q, weights=values, minlength=a.num_queries).astype(np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.bincount(q, weights=values, minlength=a.num_queries).astype(np.float64)
 
 
 def ndcg(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """nDCG@k = DCG@k / IDCG@k, 0 when IDCG@k = 0 (trec_eval m_ndcg.c, m_ndcg_cut.c)."""
-    return divide(dcg(a, m, rel), ideal_dcg(a, m, rel))
+    """nDCG@k = DCG@k / IDCG@k, 0 when IDCG@k = 0 (trec_eval m_ndcg.c, m_ndcg_cut.c).
+
+    Where a query's gains or their sums pass float64's range (grade 1025 with ``gain=exp2``, a grade map of
+    1e308s), both sums are computed with the query's gains divided by 2^s (:func:`_gain_shift`), which leaves the
+    ratio as it is; with ``ideal=k_ones`` or ``none`` the ideal is not made of the same gains, so an overflowing
+    DCG is refused (the value is beyond float64)."""
+    top, ideal = dcg(a, m, rel), ideal_dcg(a, m, rel)
+    if _overflowed(top, ideal) and _scale_invariant(m):
+        shift = _gain_shift(a, m, rel)
+        top, ideal = dcg(a, m, rel, shift), ideal_dcg(a, m, rel, shift)
+    with np.errstate(invalid="ignore"):  # inf / inf (an ideal of k ones under an overflowing DCG): refused later
+        return np.where(np.isinf(top), top, divide(top, ideal))
 
 
 @dataclass(frozen=True)
@@ -132,20 +182,31 @@ class _GainWalk:
         return self.at(values, self.ideal_start, self.num_ideal, q, j)
 
 
-def _gain_walk(a: Aligned, m: Measure, floor: int) -> _GainWalk:
-    """The :class:`_GainWalk` of ``a`` with gains per ``gain`` for grades >= ``floor``."""
-    gain = _gains(a.grade, m, floor)
-    ideal_q, ideal_gain, ideal_rank, ideal_start = _ideal_order(a.qrel_qidx, _gains(a.qrel_grade, m, floor),
-                                                                a.num_queries)  # fmt: skip
-    return _GainWalk(
-        gain=gain,
-        dcg=within_query_accumulate(np.add, _discounted(a.rank, gain, m), a.qidx, a.num_queries),
-        ideal_q=ideal_q,
-        ideal_gain=ideal_gain,
-        ideal_dcg=within_query_accumulate(np.add, _discounted(ideal_rank, ideal_gain, m), ideal_q, a.num_queries),
-        ideal_start=ideal_start,
-        num_ideal=np.bincount(ideal_q, minlength=a.num_queries),
-    )
+def _gain_walk(a: Aligned, m: Measure, floor: int, scaled: bool = False) -> _GainWalk:
+    """The :class:`_GainWalk` of ``a`` with gains per ``gain`` for grades >= ``floor``; ``scaled``: each query's
+    gains divided by 2^s (:func:`_gain_shift`), for the ratios of the walk's sums when they pass float64."""
+    shift = _gain_shift(a, m, floor) if scaled else None
+    gain = _gains(a.grade, m, floor, None if shift is None else shift[a.qidx])
+    ideal_gains = _gains(a.qrel_grade, m, floor, None if shift is None else shift[a.qrel_qidx])
+    ideal_q, ideal_gain, ideal_rank, ideal_start = _ideal_order(a.qrel_qidx, ideal_gains, a.num_queries)
+    with np.errstate(over="ignore", invalid="ignore"):  # sums past float64: +inf, computed scaled instead
+        return _GainWalk(
+            gain=gain,
+            dcg=within_query_accumulate(np.add, _discounted(a.rank, gain, m), a.qidx, a.num_queries),
+            ideal_q=ideal_q,
+            ideal_gain=ideal_gain,
+            ideal_dcg=within_query_accumulate(
+                np.add, _discounted(ideal_rank, ideal_gain, m), ideal_q, a.num_queries
+            ),
+            ideal_start=ideal_start,
+            num_ideal=np.bincount(ideal_q, minlength=a.num_queries),
+        )
+
+
+def _scaled_walk(a: Aligned, m: Measure, floor: int) -> _GainWalk:
+    """The walk unscaled, or scaled (:func:`_gain_walk`) where its gains or sums pass float64."""
+    walk = _gain_walk(a, m, floor)
+    return _gain_walk(a, m, floor, scaled=True) if _overflowed(walk.dcg, walk.ideal_dcg) else walk
 
 
 def _whole_dcg(a: Aligned, walk: _GainWalk) -> tuple[np.ndarray, np.ndarray]:
@@ -158,12 +219,21 @@ def _whole_dcg(a: Aligned, walk: _GainWalk) -> tuple[np.ndarray, np.ndarray]:
 
 def normalised_gain(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """G = Σ_{i: gain_i ≠ 0} gain_i / log2(2 + C_i − S_i) / Σ_j I_j, S_i the gain collected by rank i, C_i =
-    Σ_{j≤i} max(I_j, 1) (trec_eval m_G.c, whose cost never steps by less than 1)."""
+    Σ_{j≤i} max(I_j, 1) (trec_eval m_G.c, whose cost never steps by less than 1).
+
+    G is not a ratio of sums of the same gains (the 2 and the least cost 1 do not scale), so it cannot be computed
+    scaled: where the sums reach 2^52, float64 can no longer hold 2 + C_i − S_i (a perfect ranking would score 0),
+    and G is refused, naming the query."""
     walk = _gain_walk(a, m, rel)
     cost = np.maximum(walk.ideal_at(walk.ideal_gain, a.qidx, a.rank), 1.0)
-    lag = (2.0 + within_query_accumulate(np.add, cost, a.qidx, a.num_queries)) - within_query_accumulate(
-        np.add, walk.gain, a.qidx, a.num_queries
-    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        spent = within_query_accumulate(np.add, cost, a.qidx, a.num_queries)
+        gained = within_query_accumulate(np.add, walk.gain, a.qidx, a.num_queries)
+    lost = ~(np.abs(spent) < 2.0**52) | ~(np.abs(gained) < 2.0**52)
+    if lost.any():
+        raise MeasureError(f"{m}: the gains of query {a.query_ids[a.qidx[np.argmax(lost)]]!r} sum past 2^52, where "
+                           "float64 cannot hold G's 2 + C_i − S_i (nor can trec_eval): use nDCG, or smaller gains")
+    lag = (2.0 + spent) - gained
     scored = walk.gain != 0
     total = np.bincount(walk.ideal_q, weights=walk.ideal_gain, minlength=a.num_queries)
     return divide(a.per_query_sum(walk.gain / np.log2(lag), scored), total)
@@ -171,8 +241,9 @@ def normalised_gain(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def ndcg_over_relevant(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """nDCGRel = (Σ_{ranked i: gain_i > 0} DCG@i / IDCG@min(i, R⁺) + (R⁺ − H⁺) · DCG / IDCG) / R⁺, 0 unless the
-    sum is positive (trec_eval m_ndcg_rel.c: a relevant document not retrieved scores the whole ranking's nDCG)."""
-    walk = _gain_walk(a, m, rel)
+    sum is positive (trec_eval m_ndcg_rel.c: a relevant document not retrieved scores the whole ranking's nDCG).
+    Computed with scaled gains where the sums pass float64, as :func:`ndcg` is."""
+    walk = _scaled_walk(a, m, rel)
     positive = walk.gain > 0
     ideal = walk.ideal_at(walk.ideal_dcg, a.qidx, np.minimum(a.rank, walk.num_ideal[a.qidx]))
     at_rows = a.per_query_sum(divide(walk.dcg, ideal), positive)
@@ -185,10 +256,11 @@ def ndcg_over_relevant(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 def ndcg_at_gain_levels(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """RnDCG: the mean of DCG@min(j, |L|) / IDCG@j over the ideal ranks j where the ideal gain changes next (the
     last, R⁺, included), and of DCG / IDCG when |L| > R⁺ + 1 (trec_eval m_Rndcg.c); 0 when R = 0 at ``rel``,
-    undefined when R > 0 but no gain is positive (trec_eval's 0/0)."""
+    undefined when R > 0 but no gain is positive (trec_eval's 0/0). Computed with scaled gains where the sums pass
+    float64, as :func:`ndcg` is."""
     gain = m.get("gain")
     floor = 0 if isinstance(gain, tuple) and any(grade == 0 for grade, _ in gain) else 1  # type: ignore[misc]
-    walk = _gain_walk(a, m, floor)
+    walk = _scaled_walk(a, m, floor)
     q, lengths = walk.ideal_q, np.diff(a.offsets)
     changes = np.ones(len(q), dtype=bool)
     changes[:-1] = (q[1:] != q[:-1]) | (walk.ideal_gain[1:] != walk.ideal_gain[:-1])

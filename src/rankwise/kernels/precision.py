@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..engine.aligned import UNJUDGED, Aligned
+from ..limits import MAX_SUMMED_CUTOFF, at_most
 from ..measures.spec import Measure
 from .common import (
     Kernel,
@@ -142,6 +143,7 @@ def _precision_sum(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     if choice(m, "precisions", ("relevant", "every")) == "every":
         total = a.per_query_sum(precision_at, in_cutoff(a, m))
         if m.cutoff is not None:  # ranks |L|+1..k of a short list: H_|L| · (harmonic(k) − harmonic(|L|))
+            at_most(m.cutoff, MAX_SUMMED_CUTOFF, f"{m}: the cutoff of precisions=every (k precisions summed)")
             harmonic = np.concatenate(([0.0], np.cumsum(1.0 / np.arange(1, m.cutoff + 1))))
             shown = np.minimum(a.num_retrieved(), m.cutoff).astype(np.int64)
             total += a.per_query_sum(relevant.astype(np.float64)) * (harmonic[int(m.cutoff)] - harmonic[shown])

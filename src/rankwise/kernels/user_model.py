@@ -307,10 +307,17 @@ def rank_biased_precision(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """p^|L| + (1 − p) Σ_{unjudged rows} p^(i−1), 0 when no row is unjudged (trec_eval m_rbp_resid.c)."""
-    p, weight = _persistence_weights(a, m)
+    """p^|L| + (1 − p) Σ_{unjudged rows} p^(i−1), 0 when no row is unjudged (trec_eval m_rbp_resid.c).
+
+    Computed in trec_eval's order, so that the last digit agrees: p^(i−1) as a running product (1, 1·p, 1·p·p, ...:
+    ``cur_p = cur_p * p``, not ``pow``), the unjudged weights summed in rank order, p^|L| one more product."""
+    p = float(m.get("p"))  # type: ignore[arg-type]
+    starts = np.r_[True, a.qidx[1:] != a.qidx[:-1]] if len(a.qidx) else np.zeros(0, dtype=bool)
+    weight = within_query_accumulate(np.multiply, np.where(starts, 1.0, p), a.qidx, a.num_queries)
     unjudged = (a.grade == UNJUDGED) | (a.grade < 0)
-    tail = np.power(p, a.num_retrieved())
+    last = np.flatnonzero(np.r_[starts[1:], True]) if len(a.qidx) else np.zeros(0, dtype=np.int64)
+    tail = np.ones(a.num_queries)
+    tail[a.qidx[last]] = weight[last] * p
     out = tail + (1.0 - p) * a.per_query_sum(weight, unjudged)
     out[a.per_query_sum(unjudged.astype(np.float64)) == 0] = 0.0
     return out
@@ -322,7 +329,8 @@ def rank_biased_precision_residual(a: Aligned, m: Measure, rel: int) -> np.ndarr
 
 def _stop_probability(grades: np.ndarray, a: Aligned, m: Measure) -> np.ndarray:
     """ERR's r = (2^g − 1) / 2^max_grade per grade g > 0, 0 for unjudged documents and grades ≤ 0; a judged grade
-    of the evaluated queries above max_grade is refused (r would exceed 1), naming the largest and its query."""
+    of the evaluated queries above max_grade is refused (r would exceed 1), naming the largest and its query. From
+    max_grade = 1024, where 2^max_grade passes float64, r is computed as 2^(g − max_grade) − 2^(−max_grade)."""
     max_grade = float(m.get("max_grade"))  # type: ignore[arg-type]  # a float parameter
     above = np.flatnonzero(a.qrel_grade > max_grade)
     if len(above):
@@ -334,15 +342,20 @@ def _stop_probability(grades: np.ndarray, a: Aligned, m: Measure) -> np.ndarray:
         )
     positive = grades > 0
     exponent = np.where(positive, grades, 0).astype(np.float64)
+    if max_grade >= 1024:  # 2^max_grade (and 2^g) past float64: r = 2^(g − max_grade) − 2^(−max_grade), in range
+        return np.where(positive, np.exp2(exponent - max_grade) - np.exp2(-max_grade), 0.0)
     return np.where(positive, np.expm1(exponent * np.log(2.0)) / np.exp2(max_grade), 0.0)
 
 
 def _cascade(q: np.ndarray, rank: np.ndarray, stop: np.ndarray, num_queries: int) -> np.ndarray:
     """Σ_i (stop_i / i) Π_{j<i} (1 − stop_j) per query, rows grouped by query (``q`` ascending) in rank order; the
-    product is exp of a running sum of log(1 − stop) within the query."""
-    total = np.concatenate(([0.0], np.cumsum(np.log1p(-stop))))
+    product is exp of a running sum of log(1 − stop) within the query; a row with stop = 1 (r rounds to 1 from
+    max_grade ≥ 54) makes the product 0 below it, counted apart so that no log(0) is taken."""
+    certain = stop >= 1.0
+    total = np.concatenate(([0.0], np.cumsum(np.log1p(-np.where(certain, 0.0, stop)))))
+    stops = np.concatenate(([0], np.cumsum(certain)))
     first = np.searchsorted(q, q, side="left")
-    reach = np.exp(total[:-1] - total[first])
+    reach = np.where(stops[:-1] > stops[first], 0.0, np.exp(total[:-1] - total[first]))
     return np.bincount(q, weights=stop / rank * reach, minlength=num_queries).astype(np.float64)
 
 

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import InputError, RankwiseError
-from .limits import check_memory
+from .limits import MAX_WIDTH, check_memory
 
 if TYPE_CHECKING:
     import scipy.sparse
@@ -206,8 +206,8 @@ def _inconsistency(data: LtrData) -> str | None:
     groups = len(data.qids)
     if len(offsets) != groups + 1 or offsets[0] != 0 or offsets[-1] != rows or (np.diff(offsets) < 0).any():
         return f"group_offsets must be groups + 1 = {groups + 1} non-decreasing entries from 0 to {rows}"
-    if data.num_features < 0:
-        return f"num_features is {data.num_features}"
+    if not 0 <= data.num_features <= MAX_WIDTH:
+        return f"num_features is {data.num_features}, outside 0..{MAX_WIDTH:,} (32-bit feature columns)"
     if nnz and (data.indices.min() < 0 or data.indices.max() >= data.num_features):
         return f"feature columns must lie in [0, num_features={data.num_features})"
     return None

@@ -7,6 +7,7 @@ Two rules keep a few bytes of input from asking for gigabytes:
   ``max(65,536, stored entries)``. An 80-byte file with index ``100000000`` is refused (LightGBM would build 10^8
   feature histograms, several GB); a wider width must be asked for explicitly (``num_features=`` in Python,
   ``--num-features`` on the command line).
+- **Width.** No width past :data:`MAX_WIDTH` (2^31 − 1), what the boosting libraries can index.
 - **Memory.** Before a large array or network is made, its size is compared with the machine's physical memory
   (:func:`check_memory`): dense feature matrices for the PyTorch models, and a network's weights with what training
   keeps for them. A request that cannot fit is one error line, instead of an allocation that swaps or is killed.
@@ -20,6 +21,9 @@ from ..errors import RankwiseError
 
 WIDTH_WITHOUT_ASKING = 1 << 16
 """The widest a file may be, whatever its size, without an explicit ``num_features``."""
+MAX_WIDTH = 2**31 - 1
+"""The widest data may be, asked for or not: LightGBM and XGBoost index feature columns with 32-bit integers
+(LightGBM asserts ``shape[1] <= 2^31 - 1``)."""
 
 
 def largest_inferred_width(stored_entries: int) -> int:

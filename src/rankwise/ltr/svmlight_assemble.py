@@ -16,7 +16,7 @@ import polars as pl
 from ..errors import InputError, RankwiseError
 from ..io.trec import read_bytes
 from .data import LtrData, PathLike, csr_offsets, read_only, repeated_doc
-from .limits import WIDTH_WITHOUT_ASKING, largest_inferred_width
+from .limits import MAX_WIDTH, WIDTH_WITHOUT_ASKING, largest_inferred_width
 from .svmlight_lines import ParsedRows
 
 ZeroBased = bool | Literal["auto"]
@@ -68,8 +68,9 @@ def assemble(
         raise RankwiseError(f"zero_based must be True, False or 'auto', not {zero_based!r}")
     if num_features is not None and (isinstance(num_features, bool) or int(num_features) != num_features):
         raise RankwiseError(f"num_features must be an integer, not {num_features!r}")
-    if num_features is not None and num_features < 0:
-        raise RankwiseError(f"num_features must be >= 0, not {num_features}")
+    if num_features is not None and not 0 <= num_features <= MAX_WIDTH:
+        raise RankwiseError(f"num_features must be an integer from 0 to {MAX_WIDTH:,} (LightGBM and XGBoost index "
+                            f"columns with 32-bit integers), not {num_features}")  # fmt: skip
 
     def row_line(row: int) -> int:
         return int(rows.lines[row])

@@ -100,6 +100,9 @@ OFFICIAL = (
 # Measures trec_eval prints only for "all", never per query.
 SUMMARY_ONLY = frozenset({"gm_map", "gm_bpref"})
 RUNID = "runid"
+NOT_PER_QUERY = frozenset({RUNID, "num_q", *SUMMARY_ONLY})
+"""The trec_eval names with no per-query line under ``-q``: the geometric means (summary only), ``runid`` and
+``num_q`` (whose print function for one query, ``te_print_single_meas_empty``, prints nothing)."""
 
 # A cutoff list is made of numbers (``P_5``, ``P.5,10``, ``iprec_at_recall_0.10``, ``P_1e3`` too, refused later as
 # not an integer): a name with any other character after the family (``P_IA@10``, ir_measures' intent-aware

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..measures import Measure, trec_name
-from ..measures.trec_names import RUNID, SUMMARY_ONLY, trec_order
+from ..measures.trec_names import NOT_PER_QUERY, RUNID, trec_order
 
 if TYPE_CHECKING:  # numpy and the result are imported when a result is written, not when FORMATS is read (help)
     import numpy as np
@@ -55,10 +55,11 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
     def shown(number: float | int | None) -> str:
         return "nan" if number is None else str(number) if isinstance(number, int) else f"{number:6.4f}"
 
-    if per_query:  # a global measure (Coverage, Gini, Entropy) has only its `all` line, as a summary-only one
+    if per_query:  # a global measure (Coverage, Gini, Entropy) has only its `all` line, as a summary-only one and
+        # num_q have (trec_eval prints no per-query num_q line)
         rows = _rows(result)
         printed = [(name, rows[i]) for i, name in zip(order, names)
-                   if name not in SUMMARY_ONLY and result.measures[i].aggregation != "global"]  # fmt: skip
+                   if name not in NOT_PER_QUERY and result.measures[i].aggregation != "global"]  # fmt: skip
         for j, qid in enumerate(result.query_ids):
             lines.extend(f"{name:<22}\t{qid}\t{shown(row[j])}" for name, row in printed)
     if with_runid and result.run_name is not None:

@@ -602,7 +602,7 @@ def serendipity(recs: Any, *, truth: Any, train: Any, k: int | None = None, defi
     _need(train, "training interactions (train)", "serendipity")
     data = lists(recs, k)
     train_pairs = interactions(train)
-    relevant = data.frame.join(interactions(truth, "truth").with_columns(pl.lit(1.0).alias("_rel")),
+    relevant = data.frame.join(interactions(truth, "truth").unique().with_columns(pl.lit(1.0).alias("_rel")),
                                on=[USER, ITEM], how="left", maintain_order="left").get_column("_rel")  # fmt: skip
     rel = relevant.fill_null(0.0).to_numpy()
     if options["definition"] == "popularity_rank":

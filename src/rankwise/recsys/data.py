@@ -56,8 +56,10 @@ def load_ratings(source: Any, columns: Mapping[str, str] | None = None) -> pl.Da
     -------
     polars.DataFrame
         ``user_id`` and ``item_id`` as text (integers become their decimal text; float ids are refused),
-        ``rating`` as Float64, ``timestamp`` as Float64 seconds (integers, floats, or dates/datetimes, which are
-        read as UTC). Absent columns are null.
+        ``rating`` as Float64, ``timestamp`` as Float64 seconds (integers, floats, dates/datetimes, which are
+        read as UTC, or durations; a time of day is refused). Absent columns are null. A (user, item) pair rated
+        more than once is kept as it is (:func:`rankwise.recsys.experiment.latest_test_ratings` takes a test pair
+        once).
     """
     unknown = set(columns or {}) - set(COLUMNS)
     if unknown:
@@ -94,7 +96,10 @@ def _read(source: Any) -> tuple[pl.DataFrame, str, Any]:
                 return pl.read_parquet(path), name, lambda row: f"{name} row {row}"
             if suffix in (".csv", ".tsv", ".inter"):
                 separator = "," if suffix == ".csv" else "\t"
-                frame = pl.read_csv(path, separator=separator, infer_schema=False)
+                # every field as text, trimmed as the run and qrels tables trim theirs (``u1, i1, 4``)
+                frame = pl.read_csv(path, separator=separator, infer_schema=False).with_columns(
+                    pl.all().str.strip_chars()
+                )
                 return frame, name, lambda row: f"{name}:{row + 2}"
             return _read_headerless(path.read_bytes(), name, suffix == ".dat")
         except pl.exceptions.NoDataError:
@@ -147,7 +152,7 @@ def _convert(frame: pl.DataFrame, column: str | None, role: str, name: str, line
     if role in (USER, ITEM):
         return _ids(series, role, name, line_of)
     if role == TIMESTAMP and (series.dtype.is_temporal() or series.dtype == pl.String):
-        converted = _times(series)
+        converted = _times(series, name)
     else:
         converted = series.cast(pl.Float64, strict=False)
     bad = (converted.is_null() | converted.is_nan() | converted.is_infinite()).arg_true()
@@ -160,8 +165,9 @@ def _convert(frame: pl.DataFrame, column: str | None, role: str, name: str, line
     return converted.rename(role)
 
 
-def _times(series: pl.Series) -> pl.Series:
-    """Numbers stay numbers; dates and ISO datetimes (text or temporal) become seconds since the epoch (UTC)."""
+def _times(series: pl.Series, name: str) -> pl.Series:
+    """Numbers stay numbers; dates and ISO datetimes (text or temporal) become seconds since the epoch (UTC); a
+    duration (time since some start) becomes its seconds; a time of day, which orders no two days, is refused."""
     if series.dtype == pl.String:
         numeric = series.cast(pl.Float64, strict=False)
         if numeric.null_count() == series.null_count():
@@ -170,6 +176,11 @@ def _times(series: pl.Series) -> pl.Series:
         return numeric.fill_null(parsed.dt.epoch("us").cast(pl.Float64) / 1e6)
     if series.dtype == pl.Date:
         return series.cast(pl.Datetime("us")).dt.epoch("us").cast(pl.Float64) / 1e6
+    if series.dtype == pl.Duration:
+        return series.dt.total_microseconds().cast(pl.Float64) / 1e6
+    if series.dtype == pl.Time:
+        raise InputError(f"{name}: timestamp ({series.name}) holds times of day, which order no two days: give "
+                         "dates, datetimes, durations or numbers")  # fmt: skip
     return series.dt.epoch("us").cast(pl.Float64) / 1e6
 
 

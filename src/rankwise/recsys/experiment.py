@@ -6,6 +6,7 @@ columns metrics, with the spread of each metric and why each library differs) â†
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -62,6 +63,29 @@ class Experiment:
                             schema={"measure": pl.String, "value": pl.Float64})  # fmt: skip
 
 
+def latest_test_ratings(split: Split) -> Split:
+    """``split`` with each (user, item) pair of its test part once (its latest rating at or above the threshold: the
+    test part is in time order), the others counted in the notes: a test set is a set of relevant pairs, which the
+    beyond-accuracy measures join the lists on."""
+    latest = split.test.unique(subset=[USER, ITEM], keep="last", maintain_order=True)
+    if latest.height == split.test.height:
+        return split
+    note = (f"{split.test.height - latest.height} test interactions dropped: a (user, item) pair rated again in the "
+            "test part (taken once, its latest rating)")  # fmt: skip
+    return dataclasses.replace(split, test=latest, notes=(*split.notes, note))
+
+
+def _empty_test_advice(notes: tuple[str, ...], threshold: float, quantile: float) -> str:
+    """Why no test rating is left, and the one change that would leave some: a lower threshold only when the
+    threshold dropped ratings; else what the split dropped (cold-start filtering: a test user or item needs
+    training interactions)."""
+    why = "; ".join(notes) or "the test part of the split is empty"
+    if any("rated below" in note for note in notes):
+        return f"no test ratings >= {threshold:g} are left after the split ({why}): lower the threshold"
+    return (f"no test ratings are left after the split ({why}): test users and items must have training "
+            f"interactions; a later split point (--quantile above {quantile:g}) or more data leaves more")
+
+
 def recsys21(
     ratings: Any,
     *,
@@ -85,9 +109,10 @@ def recsys21(
     test set as truth, with a most-popular baseline for unexpectedness.
     """
     data = load_ratings(ratings)
-    split = global_time_split(data, quantile, drop_cold_users=True, drop_cold_items=True, threshold=threshold)
+    split = latest_test_ratings(global_time_split(data, quantile, drop_cold_users=True, drop_cold_items=True,
+                                                  threshold=threshold))  # fmt: skip
     if split.test.height == 0:
-        raise beyond.InputError(f"no test ratings >= {threshold} are left after the split: lower the threshold")
+        raise beyond.InputError(_empty_test_advice(split.notes, threshold, quantile))
     options: dict[str, Any] = {"regularization": regularization} if model == "ease" else {}
     if model == "random":
         options = {"seed": seed}

@@ -23,14 +23,13 @@ else:
 
 from ..engine.aligned import UNJUDGED, align
 from ..io.table import DOCID, QID, ROW, VALUE, Table
-from ..measures.trec_names import SUMMARY_ONLY
+from ..measures.trec_names import NOT_PER_QUERY, SUMMARY_ONLY
 from ..pipeline.result import EvaluationResult
 from ..policies import Policies
 from .request import TrecEvalMeasure
 
 MISSING_ZSCORE = -1000000.0
 """trec_eval's value for a query or measure missing from the z-score file."""
-_NOT_PER_QUERY = frozenset({"runid", "num_q", *SUMMARY_ONLY})
 PLACEHOLDER_DOC = "ceci_nest_pas_un_docno"
 """The one document trec_eval ranks (score 1.0) for a judged query missing from the run under ``-c``."""
 
@@ -114,12 +113,14 @@ class TrecEvalOutput:
 
     @property
     def placeholder_zeroed(self) -> frozenset[str]:
-        """The lines trec_eval sets to 0 for a query missing from the run, by their exact names (so that
-        ``utility_1,-1,0,0`` or ``rbp_resid_p=0.8`` keep their value on the placeholder ranking, as in trec_eval)."""
+        """The lines trec_eval sets to 0 (``relstring``: to '') for a query missing from the run, by their exact
+        names (so that ``utility_1,-1,0,0``, ``rbp_resid_p=0.8`` or ``relstring_5`` keep their value on the
+        placeholder ranking, as in trec_eval 10's main loop)."""
         if self.placeholder is None:
             return frozenset()
         names = [line.name for line in self.lines]
-        return frozenset(n for n in names if n in ("num_ret", "utility", "rbp_resid") or n.startswith("unj"))
+        return frozenset(n for n in names if n in ("num_ret", "utility", "rbp_resid", "relstring")
+                         or n.startswith("unj"))  # fmt: skip
 
     def _values(self) -> dict[str, np.ndarray]:
         """Per numeric line, its per-query values (z-scores with ``-Z``)."""
@@ -201,11 +202,12 @@ class TrecEvalOutput:
             placeholder = self._shown(list(self.placeholder)) if self.placeholder is not None else None
             for j, qid in enumerate(self.query_ids):
                 for line in self.lines:
-                    if line.root in _NOT_PER_QUERY:
+                    if line.root in NOT_PER_QUERY:
                         continue
-                    if line.prints_text:
-                        text = "" if placeholder is not None and placeholder[j] else strings[line.name][j]
-                        rows.append(_row(line.name, qid, f"'{text}'"))
+                    if line.prints_text:  # a -c placeholder query: its one document not in the pool, '-', except
+                        # under the exact name "relstring", which trec_eval clears (as placeholder_zeroed)
+                        cleared = placeholder is not None and placeholder[j] and line.name in self.placeholder_zeroed
+                        rows.append(_row(line.name, qid, f"'{'' if cleared else strings[line.name][j]}'"))
                     else:
                         rows.append(z + _row(line.name, qid, _number(values[line.name][j], line.is_count and not z)))
         if summary:

@@ -112,10 +112,32 @@ def c_atol(text: str) -> int:
     return int(match[1]) if match else 0
 
 
+_C_NUMBER = re.compile(
+    r"\s*(?P<sign>[+-]?)(?:"
+    r"0[xX](?P<hex>(?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?\d+)?)"
+    r"|(?P<dec>(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+    r"|(?P<inf>(?i:inf(?:inity)?))"
+    r"|(?P<nan>(?i:nan)(?:\([0-9A-Za-z_]*\))?))"
+)
+
+
 def c_atof(text: str) -> float:
-    """C's ``atof``: the leading number of ``text`` after blanks (``".25"`` → 0.25), 0.0 when there is none."""
-    match = re.match(r"\s*([+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?))", text)
-    return float(match[1]) if match else 0.0
+    """C's ``atof`` (``strtod``, C99): the leading number of ``text`` after blanks, 0.0 when there is none — a
+    decimal (``".25"`` → 0.25, ``"1e999"`` → inf), a hexadecimal (``"0x10"`` → 16, ``"0x1p-1"`` → 0.5), ``inf``/
+    ``infinity`` or ``nan``/``nan(...)``, any case, with an optional sign."""
+    match = _C_NUMBER.match(text)
+    if not match:
+        return 0.0
+    sign = -1.0 if match["sign"] == "-" else 1.0
+    if match["hex"] is not None:
+        digits = match["hex"] if re.search(r"[pP]", match["hex"]) else match["hex"] + "p0"
+        try:
+            return sign * float.fromhex("0x" + digits)
+        except OverflowError:
+            return sign * math.inf
+    if match["dec"] is not None:
+        return sign * float(match["dec"])
+    return sign * (math.inf if match["inf"] is not None else math.nan)
 
 
 def trec_eval_request(arguments: Sequence[str]) -> TrecEvalRequest:
@@ -175,6 +197,8 @@ def _cutoff_lines(root: str, text: str | None) -> list[TrecEvalMeasure]:
         cutoffs = list(_DEFAULT_RPREC_MULTS if root == "Rprec_mult" else CUTOFF_FAMILIES[root][1])
     else:
         cutoffs = sorted(c_atof(part) if by_number else c_atol(part) for part in text.split(","))
+        if not all(math.isfinite(c) for c in cutoffs):
+            raise MeasureError(f"-m {root}.{shorten(text)}: parameters must be finite numbers")
         if len(set(cutoffs)) < len(cutoffs):
             raise MeasureError(f"-m {root}.{shorten(text)}: a cutoff is given twice")
         if not by_number and cutoffs[0] <= 0:
@@ -204,7 +228,10 @@ def _pairs(root: str, text: str) -> list[tuple[str, float]]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise MeasureError(f"-m {root}.{shorten(text)}: parameters must look like name=value,name=value")
-        pairs.append((key, c_atof(value)))
+        number = c_atof(value)
+        if not math.isfinite(number):
+            raise MeasureError(f"-m {root}.{shorten(text)}: {shorten(key)}={shorten(value)} is not a finite number")
+        pairs.append((key, number))
     return pairs
 
 
@@ -213,7 +240,15 @@ def _set_f(root: str, text: str) -> Measure:
     weight = _numbers(root, text)[0]
     if weight <= 0:
         raise MeasureError(f"-m {root}.{shorten(text)}: the weight must be positive")
-    return Measure("F1", params=(("beta", math.sqrt(weight)),))
+    return Measure("F1", params=(("beta", _root_squaring_to(weight)),))
+
+
+def _root_squaring_to(weight: float) -> float:
+    """A β with β·β == ``weight`` exactly where one exists (√weight or a float next to it), so that F computes
+    trec_eval's (x + 1)·P·R / (x·P + R) with x = ``weight`` bit for bit; else √weight."""
+    beta = math.sqrt(weight)
+    candidates = [beta, math.nextafter(beta, math.inf), math.nextafter(beta, 0.0)]
+    return next((b for b in candidates if b * b == weight), beta)
 
 
 def _utility(root: str, text: str) -> Measure:
@@ -226,8 +261,12 @@ def _utility(root: str, text: str) -> Measure:
 
 
 def _eleven_point(root: str, text: str) -> Measure:
-    """``11pt_avg.x,y,...``: the recall levels."""
-    levels = sorted(_numbers(root, text))
+    """``11pt_avg.x,y,...``: the recall levels, in ascending order (trec_eval's m_11pt_avg.c walks them assuming it,
+    and gives another number for levels out of order: refused)."""
+    levels = _numbers(root, text)
+    if levels != sorted(levels):
+        raise MeasureError(f"-m {root}.{shorten(text)}: give the recall levels in ascending order (trec_eval "
+                           "computes another number from levels out of order)")  # fmt: skip
     return Measure("IPrecAvg", params=(("levels", tuple(levels)),))
 
 

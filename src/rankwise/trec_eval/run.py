@@ -64,7 +64,7 @@ def run_trec_eval(options: TrecEvalOptions, notes: list[str] | None = None) -> T
     qrels_path, run_path = options.files
     judgments = load_judgments(qrels_path, options.rel_format)
     qrels = judgments if isinstance(judgments, Table) else judgments.pool()
-    run = load_run(run_path)
+    run = load_run(run_path) if run_path != STDIN else read_stdin_run()
     depth, placeholders = options.depth, frozenset[str]()
     if options.complete:
         run, placeholders = with_placeholders(qrels, run)
@@ -100,6 +100,21 @@ def run_trec_eval(options: TrecEvalOptions, notes: list[str] | None = None) -> T
     return TrecEvalRun(output.text(per_query=options.per_query, summary=options.summary), tuple(notes))
 
 
+STDIN = "-"
+"""The results file name that means standard input (trec_eval 10's ``trec_eval qrels -``)."""
+
+
+def read_stdin_run() -> Table:
+    """The run on standard input, read to its end and parsed as a run file is (gzip data is decompressed); named
+    ``-`` in messages."""
+    import sys
+
+    from ..io.trec import gunzip, parse_trec
+
+    data = sys.stdin.buffer.read()
+    return parse_trec(gunzip(data, STDIN) if data[:2] == b"\x1f\x8b" else data, "run", STDIN)
+
+
 def load_judgments(path: str | Path, rel_format: str) -> Table | Judgments:
     """The judgments of ``-R rel_format`` (a key of :data:`rankwise.trec_eval.request.JUDGMENT_FORMATS`): qrels
     (a :class:`~rankwise.io.table.Table`), judgment groups (:class:`JudgmentGroups`) or preferences
@@ -114,8 +129,10 @@ def load_judgments(path: str | Path, rel_format: str) -> Table | Judgments:
 
 def read_zscores(path: str | Path) -> dict[tuple[str, str], tuple[float, float]]:
     """The file of ``-Z``, lines ``qid measure mean stddev`` (blank lines skipped), as {(qid, measure): (mean,
-    stddev)}; a line with other fields, or a mean or stddev that is not a finite number, is an error naming it."""
+    stddev)}; a line with other fields, a mean or stddev that is not a finite number, or a second line for the same
+    query and measure (trec_eval keeps whichever its unstable qsort puts last), is an error naming it."""
     out: dict[tuple[str, str], tuple[float, float]] = {}
+    first_line: dict[tuple[str, str], int] = {}
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             fields = line.split()
@@ -129,7 +146,12 @@ def read_zscores(path: str | Path) -> dict[tuple[str, str], tuple[float, float]]
                 raise InputError(f"{path}:{number}: mean and stddev must be numbers") from None
             if not (np.isfinite(mean) and np.isfinite(stddev)):
                 raise InputError(f"{path}:{number}: mean and stddev must be finite")
-            out[(fields[0], fields[1])] = (mean, stddev)
+            key = (fields[0], fields[1])
+            if key in first_line:
+                raise InputError(f"{path}:{number}: a second z-score line for query {key[0]}, measure {key[1]} (the "
+                                 f"first is line {first_line[key]})")  # fmt: skip
+            first_line[key] = number
+            out[key] = (mean, stddev)
     return out
 
 
@@ -158,6 +180,8 @@ def _computed_apart(
     if not isinstance(judgments, JudgmentGroups):
         return {}
     averaged = [line for line in lines if line.judgments == "qrels_jg" and line.measure is not None]
+    if not averaged:  # -m num_q or -m runid alone: nothing averaged over judgment groups
+        return {}
     policies = {"depth": options.depth, "rel_level": options.rel_level, "queries": queries}
     values = group_averages(judgments, run, [line.measure for line in averaged if line.measure is not None],
                             query_ids, policies, judged_only=options.judged_only)  # fmt: skip
@@ -189,4 +213,4 @@ def _departures(result: EvaluationResult) -> list[str]:
                                group_accounting=()).notes()  # only the missing judged queries' line
 
 
-__all__ = ["TrecEvalRun", "load_judgments", "read_zscores", "run_trec_eval"]
+__all__ = ["STDIN", "TrecEvalRun", "load_judgments", "read_stdin_run", "read_zscores", "run_trec_eval"]

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import RankwiseError
+from ...limits import MAX_CURVE_K, at_most
 from ...measures import Measure
 from ..dialects import compare_dialects
 from ..systems import Comparison
@@ -28,7 +29,8 @@ class Curves:
 
 def cutoff_curves(comparison: Comparison, max_k: int | None = None) -> Curves:
     """Each compared measure that takes a rank cutoff, at k = 1..K (K: ``max_k``, else the largest cutoff among
-    the measures, else 20), as the mean over queries of every system (one evaluation per system)."""
+    the measures, else 20; at most :data:`~rankwise.limits.MAX_CURVE_K`), as the mean over queries of
+    every system (one evaluation per system)."""
     families: dict[str, Measure] = {}
     for measure in comparison.measures:
         if measure.spec.cutoff == "rank":
@@ -37,7 +39,9 @@ def cutoff_curves(comparison: Comparison, max_k: int | None = None) -> Curves:
     if not families:
         return Curves((), {})
     cutoffs = [m.cutoff for m in comparison.measures if isinstance(m.cutoff, int)]
-    k_max = max_k or max(cutoffs, default=DEFAULT_MAX_K)
+    if max_k is not None:
+        at_most(max_k, MAX_CURVE_K, "the largest k of the measure@k curves")
+    k_max = min(max_k or max(cutoffs, default=DEFAULT_MAX_K), MAX_CURVE_K)
     ks = list(range(1, k_max + 1))
     names = {label: [str(dataclasses.replace(m, cutoff=k)) for k in ks] for label, m in families.items()}
     results = comparison.evaluate_more([key for keys in names.values() for key in keys])

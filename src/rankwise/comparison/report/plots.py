@@ -34,6 +34,12 @@ def new_figure(width: float, height: float) -> Figure:
     return Figure(figsize=(width, height), layout="constrained")
 
 
+def plain(text: str) -> str:
+    """``text`` as matplotlib shows it literally: each ``$`` escaped, so a name such as ``a$b`` or ``c$^{`` is never
+    read as mathtext (matplotlib parses text between two unescaped ``$`` as TeX math, and fails on bad math)."""
+    return str(text).replace("$", r"\$")
+
+
 def _grid(count: int, per_row: int = 3) -> tuple[int, int]:
     columns = min(count, per_row)
     return math.ceil(count / columns), columns
@@ -56,8 +62,9 @@ def intervals_figure(comparison: Comparison) -> Figure:
         below = np.nan_to_num(means - np.array([s.low for s in summaries]))
         above = np.nan_to_num(np.array([s.high for s in summaries]) - means)
         ax.errorbar(x, means, yerr=[below, above], fmt="o", capsize=4)
-        ax.set_xticks(x, [f"{letter(i)}: {s}" for i, s in enumerate(comparison.systems)], rotation=30, ha="right")
-        ax.set_title(key)
+        ax.set_xticks(x, [plain(f"{letter(i)}: {s}") for i, s in enumerate(comparison.systems)], rotation=30,
+                      ha="right")  # fmt: skip
+        ax.set_title(plain(key))
         ax.grid(axis="y", alpha=0.3)
     for ax in axes[len(comparison.keys) :]:
         ax.set_visible(False)
@@ -71,8 +78,8 @@ def curves_figure(curves: Curves, systems: tuple[str, ...], xlabel: str) -> Figu
     axes = _axes(figure, len(curves.values))
     for ax, (name, values) in zip(axes, curves.values.items()):
         for system, row in zip(systems, values):
-            ax.plot(curves.x, row, marker="." if len(curves.x) <= 30 else None, label=system)
-        ax.set_title(name)
+            ax.plot(curves.x, row, marker="." if len(curves.x) <= 30 else None, label=plain(system))
+        ax.set_title(plain(name))
         ax.set_xlabel(xlabel)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize="small")
@@ -94,7 +101,7 @@ def differences_figure(comparison: Comparison) -> Figure:
             d = np.sort(d[~np.isnan(d)])
             ax.bar(np.arange(d.size), d, width=1.0, color=np.where(d >= 0, "tab:blue", "tab:red"))
             ax.axhline(0, color="black", linewidth=0.6)
-            ax.set_title(f"{key}: {system} − {against}", fontsize="small")
+            ax.set_title(plain(f"{key}: {system} − {against}"), fontsize="small")
             ax.set_xticks([])
     return figure
 
@@ -109,8 +116,8 @@ def spread_figure(spread: Spread, systems: tuple[str, ...]) -> Figure:
         ax.scatter(i + jitter, numbers, s=12, alpha=0.7)
         default = next((v for d, v in values.items() if d.startswith("trec_eval")), math.nan)
         ax.hlines(default, i - 0.25, i + 0.25, color="black")
-    ax.set_xticks(range(len(systems)), list(systems), rotation=30, ha="right")
-    ax.set_title(f"{spread.measure} under every dialect (bar: trec_eval)")
+    ax.set_xticks(range(len(systems)), [plain(s) for s in systems], rotation=30, ha="right")
+    ax.set_title(plain(f"{spread.measure} under every dialect (bar: trec_eval)"))
     ax.grid(axis="y", alpha=0.3)
     return figure
 
@@ -176,6 +183,7 @@ __all__ = [
     "differences_figure",
     "encode",
     "intervals_figure",
+    "plain",
     "report_figures",
     "save_figures",
     "spread_figure",

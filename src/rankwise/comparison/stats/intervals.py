@@ -15,7 +15,7 @@ import numpy as np
 
 from ..methods import IntervalMethod
 from .distributions import normal_cdf, normal_quantile, t_quantile
-from .resampling import bootstrap_means
+from .resampling import MEANS_CELLS, bootstrap_means
 
 
 def mean_intervals(
@@ -37,7 +37,9 @@ def mean_intervals(
       the jackknife acceleration :math:`\hat a = \sum_i U_i^3 / \big(6 (\sum_i U_i^2)^{3/2}\big)`,
       :math:`U_i = (n - 1)(\bar\theta_{(\cdot)} - \theta_{(i)})`.
 
-    A constant vector (of two or more values) has the interval [mean, mean]; one of fewer values NaN. Vectors of
+    A constant vector (of two or more values) has the interval [mean, mean]; one of fewer values NaN. Bootstrap
+    intervals need :func:`fewest_resamples` resamples (one beyond each end of the interval); with fewer they are NaN.
+    Vectors of
     one length share their bootstrap resamples (each length draws from a fresh ``numpy.random.default_rng(seed)``,
     as ``scipy.stats.bootstrap``).
     """
@@ -53,7 +55,11 @@ def mean_intervals(
             out[i] = values[0]
         elif values.size >= 2:
             by_length[values.size].append(i)
-    for rows in by_length.values():
+    if method is not IntervalMethod.T and resamples < fewest_resamples(confidence):
+        by_length.clear()
+    per_block = max(1, MEANS_CELLS // max(resamples, 1))  # resamples of one length are the same in every block
+    blocks = [rows[i : i + per_block] for rows in by_length.values() for i in range(0, len(rows), per_block)]
+    for rows in blocks:
         block = np.stack([arrays[i] for i in rows])
         if method is IntervalMethod.T:
             out[rows] = _t_intervals(block, alpha)
@@ -66,6 +72,14 @@ def mean_intervals(
                 levels = _bca_levels(values, boot, alpha)
                 out[row] = np.quantile(boot, levels) if levels else np.nan
     return out
+
+
+def fewest_resamples(confidence: float) -> int:
+    r"""The fewest bootstrap resamples a ``confidence`` interval can be read from: :math:`\lceil 2 / (1 - c) \rceil`
+    (40 for 95%), so that at least one resample lies beyond each of the :math:`(1 - c)/2` and :math:`(1 + c)/2`
+    quantiles; with fewer, both ends would be the extreme resamples (Efron & Tibshirani 1993, §13.3, advise
+    1,000 or more for intervals)."""
+    return math.ceil(2.0 / (1.0 - confidence) - 1e-9)
 
 
 def _t_intervals(block: np.ndarray, alpha: float) -> np.ndarray:
@@ -96,4 +110,4 @@ def _bca_levels(values: np.ndarray, boot: np.ndarray, alpha: float) -> list[floa
     return levels if all(math.isfinite(level) for level in levels) else []
 
 
-__all__ = ["mean_intervals"]
+__all__ = ["fewest_resamples", "mean_intervals"]

@@ -12,6 +12,8 @@ import numpy as np
 
 CHUNK_CELLS = 2_000_000
 """Cells (resamples × queries) drawn at a time: bounds memory whatever the query count."""
+MEANS_CELLS = 25_000_000
+"""Bootstrap means (vectors × resamples, 200 MB of float64) held at a time by the intervals."""
 
 
 def bootstrap_means(vectors: np.ndarray, resamples: int, seed: int | None) -> np.ndarray:
@@ -66,4 +68,10 @@ def at_least_as_extreme(null: np.ndarray, observed: float, scale: float) -> np.n
     return np.abs(null) >= abs(observed) - 1e-12 * scale
 
 
-__all__ = ["at_least_as_extreme", "bootstrap_means", "random_sign_flip_sums", "sign_flip_sums"]
+__all__ = [
+    "MEANS_CELLS",
+    "at_least_as_extreme",
+    "bootstrap_means",
+    "random_sign_flip_sums",
+    "sign_flip_sums",
+]
