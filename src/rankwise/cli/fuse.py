@@ -52,7 +52,7 @@ def _names(values: tuple[str, ...]) -> list[str]:
 
 @click.command(short_help="Fuse runs (RRF, CombSUM, weighted sums, ...), or search the best fusion.",
                epilog=f"Methods: {METHOD_NAMES}. Normalisations: {NORM_NAMES}. "
-                      "`rankwise fuse --explain NAME` prints a method's or normalisation's formula, parameters and "
+                      "'rankwise fuse --explain NAME' prints a method's or normalisation's formula, parameters and "
                       "reference.")  # fmt: skip
 @click.argument("runs", nargs=-1)
 @click.option("-m", "--method", "methods", multiple=True, metavar="METHOD",
