@@ -80,10 +80,15 @@ def dialects(
     output_format: str,
     evaluation: dict[str, Any],
 ) -> None:
-    """Without files: list the dialects. With QRELS RUN: one row per dialect, equal values grouped, and why."""
+    """Without files: list the dialects. With one NAME: the library's own metric names that dialect reads. With QRELS
+    RUN: one row per dialect, equal values grouped, and why."""
     from .explain import show_dialects
 
-    if qrels is None or run is None:  # the list: no input options to read (and no engine to import)
+    if qrels is not None and run is None:  # rankwise dialects NAME: the library's own metric names
+        from .explain import show_library_names
+
+        click.echo(show_library_names(output_format, qrels), nl=False)
+    elif qrels is None or run is None:  # the list: no input options to read (and no engine to import)
         click.echo(show_dialects(output_format, None, None, [], 1, {}), nl=False)
     elif measures:
         inputs = to_evaluation_options(evaluation).keywords()

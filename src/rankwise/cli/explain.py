@@ -146,6 +146,31 @@ def dialects_records() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def show_library_names(output_format: str, name: str) -> str:
+    """``rankwise dialects NAME``: the library's own metric names the dialect reads, each with the rankwise measure
+    it computes (before the dialect's bindings) or why it is not supported (:func:`rankwise.dialects.library_names`),
+    as a table, json or csv."""
+    import json
+
+    from ..dialects import get_dialect, library_names
+    from ..pipeline.formats import plain_table
+
+    dialect = get_dialect(name)
+    rows = library_names(name)
+    if output_format == "json":
+        return json.dumps(rows, separators=(",", ":"), ensure_ascii=False) + "\n"
+    if output_format == "csv":
+        return records_csv(rows)  # type: ignore[arg-type]
+    if dialect.names is None:
+        return (f"{dialect.key} reads rankwise's own names (`rankwise measures`); its bindings: "
+                f"`rankwise explain MEASURE --dialect {dialect.name}`\n")  # fmt: skip
+    head = [f"{dialect.names.title} names under --dialect {dialect.name} (from {dialect.names.source}); the measure "
+            "before the dialect's bindings (`rankwise explain NAME --dialect " + dialect.name + "` gives them all):"]
+    columns = ["name", "measure", "arguments", "note"]
+    table = plain_table(columns, [[row[c] for row in rows] for c in columns], [False] * 4)
+    return "\n".join(head + table) + "\n"
+
+
 def show_dialects(
     output_format: str, qrels: Any, run: Any, measures: list[str], rel_level: int, inputs: dict[str, Any]
 ) -> str:

@@ -65,4 +65,14 @@ def dialect_names() -> list[str]:
     return list(dict.fromkeys(d.name for d in DIALECTS))
 
 
-__all__ = ["DIALECTS", "REL_LEVEL", "Dialect", "dialect_names", "get_dialect", "resolve_dialect"]
+def library_names(text: str) -> list[dict[str, str]]:
+    """The library's own metric names that dialect ``NAME[@VERSION]`` reads (``rankwise dialects NAME``): one record
+    per name — ``name`` (with its aliases), ``measure`` (the rankwise measure it computes, before the dialect's
+    bindings, or ``not supported``), ``arguments`` (the library's arguments it reads) and ``note`` (what to know, or
+    why it is not supported). Empty for a dialect that reads rankwise's names only (trec_eval, ...). Reference: each
+    library's registry, named in :attr:`rankwise.measures.peers.PeerNames.source`."""
+    dialect = get_dialect(text)
+    return [] if dialect.names is None else dialect.names.rows()
+
+
+__all__ = ["DIALECTS", "REL_LEVEL", "Dialect", "dialect_names", "get_dialect", "library_names", "resolve_dialect"]

@@ -6,6 +6,7 @@ binding changes (against the real library where it installs, else hand-computed 
 
 from __future__ import annotations
 
+from ..measures import peers
 from .spec import REL_LEVEL, Dialect
 
 REPLAY_AUC = {"compare": "rank", "one_class": "replay"}
@@ -41,7 +42,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "cvangysel/pytrec_eval src/pytrec_eval.cpp (float scores), trec_eval 9 m_iprec_at_recall.c",
         "tests/dialects/test_dialects.py against pytrec-eval-terrier with scores that tie only in float32",
         policies={"scores": "float32"},
-        bindings={"IPrec": {"round": "v9"}},
+        bindings={"IPrec": {"round": "v9"}, "IPrecAvg": {"round": "v9"}},
     ),
     Dialect(
         "ir_measures",
@@ -53,12 +54,13 @@ DIALECTS: tuple[Dialect, ...] = (
         "are filled with 0)",
         "tests/dialects/test_dialects_ir_measures.py against ir_measures 0.4 itself (calc_aggregate and iter_calc)",
         policies={"scores": "float32", "queries": "qrels"},
-        bindings={"IPrec": {"round": "v9"}},
+        bindings={"IPrec": {"round": "v9"}, "IPrecAvg": {"round": "v9"}},
         empty_input="data",
         caveats=(
             "ir_measures computes INST, INSQ, BPM, NERR8-11 and SDCG (and RBP(rel=...)) through its cwl_eval provider "
             "and Compat through its compat provider, whose tie orders differ: use --dialect cwl_eval or compat",
         ),
+        names=peers.IR_MEASURES,
     ),
     Dialect(
         "cwl_eval",
@@ -126,6 +128,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "a run with no rows at all raises ValueError in ranx 0.3 (ranx #67); rankwise scores every judged query "
             "0, as ranx does a query whose ranking is empty",
         ),
+        names=peers.RANX,
     ),
     Dialect(
         "sklearn",
@@ -141,6 +144,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "against coverage_error, label_ranking_loss, roc_auc_score(max_fpr) and dcg_score(log_base)",
         policies={"ties": "average"},
         bindings={"nDCG": {"universe": "retrieved"}, "AP": {"precision_at": "tie_end", "universe": "retrieved"}},
+        names=peers.SKLEARN,
     ),
     Dialect(
         "torchmetrics",
@@ -164,6 +168,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "AP, P, R, RR: tied scores are ordered by an unstable sort (implementation-defined); "
             "rankwise orders them by doc id",
         ),
+        names=peers.TORCHMETRICS,
     ),
     Dialect(
         "lightgbm",
@@ -178,6 +183,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
             "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
         },
+        names=peers.LIGHTGBM,
     ),
     Dialect(
         "xgboost",
@@ -193,6 +199,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
             "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
         },
+        names=peers.XGBOOST,
     ),
     Dialect(
         "rs_metrics",
@@ -217,6 +224,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "nDCG and recall of a user without relevant items are 0/0 = NaN, and the mean becomes NaN; rankwise "
             "leaves that user out of the mean and counts it",
         ),
+        names=peers.RS_METRICS,
     ),
     Dialect(
         "spark_mllib",
@@ -251,6 +259,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "list, as the per-user values agree; rankwise.recsys.beyond.unseen_share(dialect='replay') gives "
             "RePlay's mean",
         ),
+        names=peers.REPLAY,
     ),
     Dialect(
         "replay",
@@ -261,6 +270,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/dialects/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "k"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
+        names=peers.REPLAY,
     ),
     Dialect(
         "replay",
@@ -271,6 +281,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "tests/dialects/test_dialects_recsys.py, hand-computed from the source",
         policies={"queries": "relevant", "ties": "docno_desc_numeric"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": REPLAY_AUC},
+        names=peers.REPLAY,
     ),
     Dialect(
         "recbole",
@@ -288,6 +299,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "ties: when RecBole ranks items itself it takes torch.topk of the scores (collector.py:154), whose order "
             "of equal scores is implementation-defined; rankwise orders them by doc id",
         ),
+        names=peers.RECBOLE,
     ),
     Dialect(
         "ms_recommenders",
@@ -304,6 +316,7 @@ DIALECTS: tuple[Dialect, ...] = (
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC,
                   **MS_BEYOND},
         measure_queries={"nDCG": "relevant", "AUC": "intersection", **BEYOND_QUERIES},
+        names=peers.MS_RECOMMENDERS,
     ),
     Dialect(
         "ms_recommenders",
@@ -316,6 +329,7 @@ DIALECTS: tuple[Dialect, ...] = (
         policies={"queries": "common_relevant", "ties": "input_order"},
         bindings={"AP": {"denom": "R"}, "nDCG": {"gain": "binary", "discount": "ln"}, "AUC": MS_AUC, **MS_BEYOND},
         measure_queries={"AUC": "intersection", **BEYOND_QUERIES},
+        names=peers.MS_RECOMMENDERS,
     ),
     Dialect(
         "beta_recsys",
@@ -357,6 +371,7 @@ DIALECTS: tuple[Dialect, ...] = (
         measure_queries=BEYOND_QUERIES,
         caveats=("RecTools reads the rank column of the recommendations, never scores: give ranks, or scores "
                  "without ties",),
+        names=peers.RECTOOLS,
     ),
     Dialect(
         "daisyrec",
@@ -498,6 +513,7 @@ DIALECTS: tuple[Dialect, ...] = (
         known_bugs=("AveragePrecision raises ZeroDivisionError for a user with a list but no test items "
                     "(_map.py:40-43), so its mean exists only over users with test items: rankwise leaves the others "
                     "out of the AP mean and counts them",),
+        names=peers.LENSKIT,
     ),
     Dialect(
         "elliot",
@@ -532,6 +548,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "AUC (mean=pooled) averages over the relevant items found in the lists; Elliot asks its models for "
             "every candidate item, so give full rankings to match it",
         ),
+        names=peers.ELLIOT,
     ),
     Dialect(
         "neurec",

@@ -12,8 +12,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
+from ..measures.peers import PeerNames
 from ..measures.spec import Measure, MeasureSpec, ParamValue
 from ..policies import Policies, QuerySet
+
+
+def _check(text: str) -> None:
+    """A name's measure must be a rankwise measure (checked when the dialect is made)."""
+    from ..measures.parse import read_parts
+
+    read_parts(text)
 
 
 class _RelLevel:
@@ -59,6 +67,9 @@ class Dialect:
     empty_input: str = "error"
     """What qrels or a run with no rows is: ``error`` (trec_eval refuses it) or ``data`` (an empty run scores every
     judged query as an empty ranking; empty qrels evaluate no query: ir_measures, ranx)."""
+    names: PeerNames | None = None
+    """The library's own metric names (``hit_rate``, ``nDCG(dcg=exp-log2)@10``, ``ndcg_at_k``), each mapped to the
+    rankwise measure it computes, or listed as not supported with why (:mod:`rankwise.measures.peers`)."""
 
     def __post_init__(self) -> None:
         """Check every binding against the measure catalog: a dialect cannot bind a parameter a family lacks or
@@ -73,6 +84,13 @@ class Dialect:
         for name, query_set in self.measure_queries.items():
             self._family(name)
             Policies(queries=QuerySet(query_set))
+        if self.names is not None:
+            if self.names.library != self.name:
+                raise MeasureError(f"dialect {self.name}: carries {self.names.library}'s names")
+            for entry in self.names.names:
+                for text in (entry.measure, entry.uncut):
+                    if text is not None:
+                        _check(text)
         for name, binding in self.bindings.items():
             spec = self._family(name)
             for param, value in binding.items():
@@ -88,6 +106,49 @@ class Dialect:
         if spec.name != name:
             raise MeasureError(f"dialect {self.name}: bind {spec.name}, not its alias {name!r}")
         return spec
+
+    def read_name(self, text: str) -> Measure | None:
+        """The rankwise measure ``text`` names in this library's own syntax (ranx's ``ndcg_burges@10``), before the
+        dialect's bindings; None when it is not one of the library's names (then it is read as rankwise's)."""
+        from ..measures.parse import read_peer_name
+
+        return None if self.names is None else read_peer_name(self.names, text)
+
+    def name_note(self, text: str) -> str | None:
+        """What a user should hear about ``text`` under this dialect: the note of the library's name it is; that
+        rankwise alone reads it as another measure (MS Recommenders' ``novelty`` is SelfInformation, rankwise's
+        ``Novelty`` the share of unseen items); or, for a library name rankwise does not compute that is also a
+        rankwise name (RecBole's ``AUC``), that rankwise's is used. None when there is nothing to say."""
+        if self.names is None:
+            return None
+        from ..errors import MeasureError
+        from ..measures import parse_measures
+        from ..measures.peers import PEER_RE
+
+        match = PEER_RE.match(text.strip())
+        entry = self.names.find(match["name"]) if match else None
+        library = self.names.possessive
+        try:
+            own = parse_measures(text)
+        except MeasureError:
+            own = []
+        mine = str(own[0][1]) if len(own) == 1 else None
+        if entry is None:
+            if match is None or mine is None:
+                return None
+            other = next((e for e in self.names.names if e.name.lower() == match["name"].lower()), None)
+            if other is None:
+                return None
+            return f"{text} is rankwise's {mine}; {library} {other.name} is " + (
+                other.measure or f"not computed by rankwise ({other.why})")
+        if entry.measure is None:
+            return f"{text} is rankwise's {mine}: rankwise does not compute {library} {entry.name} ({entry.why})"
+        measure = self.read_name(text)
+        said = [f"{text} is {library} {entry.name}: {measure}"]
+        said += [entry.note] if entry.note else []
+        if mine is not None and own[0][1].name != (measure.name if measure else None):
+            said.append(f"without --dialect {self.name}, {text} is rankwise's {mine}")
+        return "; ".join(said) if len(said) > 1 else None
 
     @property
     def key(self) -> str:

@@ -97,7 +97,12 @@ def family_names() -> list[str]:
 
 
 def suggest(name: str) -> str:
-    """'; did you mean ...?' for the names closest to ``name``, each once (empty when none is close)."""
+    """'; did you mean ...?' for the names closest to ``name``, each once (empty when none is close); for another
+    library's name (ranx's ``hit_rate``), the dialect that reads it instead (:func:`.peers.peer_hint`)."""
+    from .peers import peer_hint
+
+    if hint := peer_hint(name):
+        return hint
     candidates = family_names() + all_trec_names()
     base = re.split(r"[(@._]", name, maxsplit=1)[0] or name
     close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)

@@ -65,7 +65,9 @@ def make_plan(
     chosen, note = choose_dialect(dialect)
     threshold, rel_level = rating_threshold(chosen, threshold, rel_level)
     in_force = resolve_policies(chosen, rel_level=rel_level, **policies)
-    pairs = resolve_measures(measures, cutoffs)
+    pairs = resolve_measures(measures, cutoffs, dialect=chosen)
+    written = [measures] if isinstance(measures, str) else list(measures) if isinstance(measures, Iterable) else []
+    name_notes = [n for m in written if chosen is not None and isinstance(m, str) and (n := chosen.name_note(m))]
     if chosen is not None:
         pairs = [(key, chosen.bind(measure, in_force.rel_level)) for key, measure in pairs]
     overrides = chosen.measure_queries if chosen is not None and policies.get("queries") is None else {}
@@ -83,11 +85,15 @@ def make_plan(
     if grades == "real" and threshold is not None:
         raise RankwiseError("grades='real' keeps the qrels values as grades; a rating threshold makes them binary: "
                             "give one of them")  # fmt: skip
-    return Plan(tuple(pairs), in_force, chosen, groups, threshold, (note,) if note else (), grades or "integer")
+    notes = ((note,) if note else ()) + tuple(name_notes)
+    return Plan(tuple(pairs), in_force, chosen, groups, threshold, notes, grades or "integer")
 
 
 def resolve_measures(
-    measures: MeasureLike | Iterable[MeasureLike] | None, cutoffs: Iterable[int] | None = None
+    measures: MeasureLike | Iterable[MeasureLike] | None,
+    cutoffs: Iterable[int] | None = None,
+    *,
+    dialect: Dialect | None = None,
 ) -> list[tuple[str, Measure]]:
     """``(key, measure)`` pairs for what the user asked; None means trec_eval's ``official`` set.
 
@@ -98,6 +104,9 @@ def resolve_measures(
     measure per cutoff, keyed as written plus ``@k`` (``P`` → ``P@10``, ``Precision`` → ``Precision@10``,
     ``ndcg_cut`` → ``ndcg_cut@10``, and in a set such as ``official``, ``map`` → ``map@10``). Every such key reads
     back as its measure (``parse_measure("ndcg_cut@10")`` is nDCG@10).
+
+    With ``dialect``, a string that is one of its library's own names (ranx's ``hit_rate@10``, MS Recommenders'
+    ``novelty``) is read as the rankwise measure that library computes (:meth:`Dialect.read_name`), keyed as written.
     """
     ks = check_cutoffs(cutoffs)
     if measures is None:
@@ -110,6 +119,8 @@ def resolve_measures(
     for item in measures:
         if isinstance(item, Measure):
             pairs.append((str(item), item))
+        elif isinstance(item, str) and dialect is not None and (native := dialect.read_name(item)) is not None:
+            pairs.append((item, native))
         elif isinstance(item, str):
             expanded = expand_cutoffs(item, ks) if ks is not None else None
             pairs.extend(expanded if expanded is not None else parse_measures(item))

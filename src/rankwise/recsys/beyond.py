@@ -35,7 +35,7 @@ import polars as pl
 
 from ..engine.similarity import item_vectors, paired_dots, pairwise_distance_sums, row_sums
 from ..engine.training import TrainingIndex, catalogue_size
-from ..errors import InputError
+from ..errors import InputError, MeasureError
 from ..io import load_run
 from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, VALUE
@@ -193,7 +193,40 @@ def _options(measure: str, dialect: str | None, given: dict[str, Any]) -> dict[s
     return chosen
 
 
+_FAMILY = {"ShannonEntropy": "Entropy", "APLT": "LongTail", "ACLT": "LongTail"}
+"""The rankwise family of a measure these functions name otherwise."""
+_AS_PARAM: dict[str, tuple[str, dict[Any, str] | None]] = {
+    "base": ("log", {2.0: "log2", math.e: "ln"}), "per_item": ("divide", {True: "items", False: "none"}),
+    "normalise": ("normalise", {True: "yes", False: "no"}), "share": ("share", {True: "yes", False: "no"}),
+    "count": ("count", {True: "yes", False: "no"}), "divide_by": ("divide", None),
+    "mean": ("mean", {"users": "query", "rows": "rows"}), "users": ("", {"lists": ""}), "catalog": ("", None),
+}  # fmt: skip
+"""Option → (the family's parameter, option value → parameter value): how an option in force is said in the measure's
+label. ``""``: said by nothing (the catalogue's size is data; ``users=lists`` is the measure itself)."""
+
+
 def _name(measure: str, options: dict[str, Any], k: int | None) -> str:
+    """The label of a result: the rankwise measure it equals, ``str(Measure)`` (so ``parse_measure`` reads it back and
+    ``rankwise explain`` explains it), e.g. ``Entropy(log=log2,divide=none)@20`` for ShannonEntropy(base=2,
+    per_item=False); options no family parameter says (RePlay's Novelty over training users) keep
+    ``NAME(option=value,...)``."""
+    from ..measures import Measure
+
+    params: list[tuple[str, Any]] = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        name, values = _AS_PARAM.get(key, (key, None))
+        if values is not None and value not in values:
+            break
+        said = values[value] if values is not None else value
+        if name and said != "":
+            params.append((name, said))
+    else:
+        try:
+            return str(Measure(_FAMILY.get(measure, measure), cutoff=k, params=tuple(params)))
+        except MeasureError:
+            pass
     shown = ",".join(f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}"
                      for key, value in options.items() if value is not None)  # fmt: skip
     return f"{measure}({shown})" + (f"@{k}" if k is not None else "")

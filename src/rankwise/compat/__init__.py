@@ -1,0 +1,1 @@
+"""Drop-in Python APIs of other evaluation libraries, computed by rankwise: :mod:`.pytrec_eval`."""
