@@ -359,3 +359,16 @@ def test_dialects_name_lists_the_names() -> None:
     assert done.exit_code == 0 and '"ndcg_burges"' in done.output
     done = CliRunner().invoke(main, ["dialects", "trec_eval"])
     assert done.exit_code == 0 and "rankwise's own names" in done.output
+
+
+def test_cutoffs_reach_library_names_and_rankwise_names_alike() -> None:
+    """``cutoffs=`` (``-k``) under a dialect: a library name written without its cutoff (ir_measures' ``P``, ranx's
+    ``hit_rate``) is read once per cutoff, with the numbers of the names written with them; a rankwise name the
+    library spells the same way (ranx's ``ndcg``) gets no note."""
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2}, "q2": {"d2": 1}}
+    run = {"q1": {"d1": 0.5, "d2": 0.9, "d3": 0.1}, "q2": {"d2": 0.3, "d1": 0.2}}
+    for dialect, names in (("ir_measures", ["nDCG", "P", "AP", "R"]), ("ranx", ["hit_rate", "ndcg", "precision"])):
+        expanded = rankwise.evaluate(qrels, run, names, cutoffs=[1, 3], dialect=dialect)
+        written = rankwise.evaluate(qrels, run, [f"{n}@{k}" for n in names for k in (1, 3)], dialect=dialect)
+        assert expanded.aggregate == written.aggregate
+    assert rankwise.evaluate(qrels, run, ["nDCG@10"], dialect="ranx").notes() == []

@@ -137,13 +137,16 @@ class Dialect:
             if match is None or mine is None:
                 return None
             other = next((e for e in self.names.names if e.name.lower() == match["name"].lower()), None)
-            if other is None:
-                return None
+            if other is None or (other.measure is not None and _family_of(other.measure) == own[0][1].name):
+                return None  # no such name, or the library's computes the same family (ranx's ndcg, nDCG)
             return f"{text} is rankwise's {mine}; {library} {other.name} is " + (
                 other.measure or f"not computed by rankwise ({other.why})")
         if entry.measure is None:
             return f"{text} is rankwise's {mine}: rankwise does not compute {library} {entry.name} ({entry.why})"
-        measure = self.read_name(text)
+        try:
+            measure = self.read_name(text)
+        except MeasureError:  # written without the cutoff the library's name needs (given by -k): no note
+            return None
         said = [f"{text} is {library} {entry.name}: {measure}"]
         said += [entry.note] if entry.note else []
         if mine is not None and own[0][1].name != (measure.name if measure else None):
@@ -166,3 +169,8 @@ class Dialect:
         if not extra:
             return measure
         return Measure(measure.name, cutoff=measure.cutoff, params=(*measure.params, *extra))
+
+
+def _family_of(measure: str) -> str:
+    """The family name a measure string begins with (``SelfInformation(popularity=...)@10`` → SelfInformation)."""
+    return measure.split("(", 1)[0].split("@", 1)[0].strip()

@@ -119,8 +119,8 @@ def resolve_measures(
     for item in measures:
         if isinstance(item, Measure):
             pairs.append((str(item), item))
-        elif isinstance(item, str) and dialect is not None and (native := dialect.read_name(item)) is not None:
-            pairs.append((item, native))
+        elif isinstance(item, str) and dialect is not None and (native := _read_native(dialect, item, ks)) is not None:
+            pairs.extend(native)
         elif isinstance(item, str):
             expanded = expand_cutoffs(item, ks) if ks is not None else None
             pairs.extend(expanded if expanded is not None else parse_measures(item))
@@ -156,6 +156,24 @@ def check_cutoffs(cutoffs: Iterable[int] | None) -> list[int] | None:
     if not ks:
         raise MeasureError("cutoffs is empty: give at least one, e.g. [10]")
     return ks
+
+
+def _read_native(dialect: Dialect, text: str, cutoffs: list[int] | None) -> list[tuple[str, Measure]] | None:
+    """``text`` read as one of ``dialect``'s library names (:meth:`Dialect.read_name`), keyed as written; None when it
+    is not one. With ``cutoffs`` (``-k``), a library name written without its cutoff is read once per cutoff as
+    ``TEXT@k`` (ir_measures' ``P`` needs one); one that cannot take them is left to rankwise's ``-k`` rule."""
+    if cutoffs is not None:
+        text = text.strip()
+        try:
+            each = [(f"{text}@{k}", dialect.read_name(f"{text}@{k}")) for k in cutoffs]
+        except MeasureError:
+            each = []
+        if each and all(measure is not None for _, measure in each):
+            return [(key, measure) for key, measure in each if measure is not None]
+        if expand_cutoffs(text, cutoffs) is not None:
+            return None
+    native = dialect.read_name(text)
+    return None if native is None else [(text, native)]
 
 
 def _with_cutoffs(pairs: list[tuple[str, Measure]], cutoffs: list[int]) -> list[tuple[str, Measure]]:
