@@ -36,8 +36,7 @@ def scan_file(path: Path, kind: Kind, origin: Origin) -> tuple[Table | None, boo
     scan its bytes); a scanned file that gave None is irregular, for the polars readers alone."""
     try:
         with open(path, "rb") as handle:
-            head = handle.read(4)
-            if len(head) < 2 or head[:2] == b"\x1f\x8b" or not head.isascii():  # gzip, zstd, ... or a BOM
+            if not plain_head(handle.read(4)):
                 return None, False
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
                 view = memoryview(mapped)
@@ -47,6 +46,12 @@ def scan_file(path: Path, kind: Kind, origin: Origin) -> tuple[Table | None, boo
                     view.release()
     except (OSError, ValueError):
         return None, False  # the readers of rankwise.io.trec name the problem
+
+
+def plain_head(head: bytes) -> bool:
+    """Whether a file's first bytes begin text the scanner reads: two or more, ASCII (not gzip, zstd, ... nor a byte
+    order mark)."""
+    return len(head) >= 2 and head.isascii()
 
 
 def scan_trec(raw: bytes | memoryview, kind: Kind, origin: Origin, *, bytes_per_thread: int = 1 << 21) -> Table | None:

@@ -238,11 +238,19 @@ def _locate(blocks: Iterator[Block], source: str, row: int) -> str:
 def query_ranges(counts: pl.DataFrame, qrels: Table, partition_rows: int) -> pl.DataFrame:
     """Every query of run and qrels with its partition: consecutive in text order, about ``partition_rows`` run
     rows each (a query is never split)."""
-    ids = in_text_order(pl.concat([counts.get_column(QID), qrels.frame.get_column(QID)]).unique())
+    ids = in_text_order(pl.concat([counts.get_column(QID), _query_ids(qrels)]).unique())
     rows = pl.DataFrame({QID: ids}).join(counts, on=QID, how="left", maintain_order="left").get_column("len")
     per_query = rows.fill_null(0).to_numpy().astype(np.int64)
     before = np.cumsum(per_query) - per_query
     return pl.DataFrame({QID: ids, "partition": before // max(partition_rows, 1)})
+
+
+def _query_ids(table: Table) -> pl.Series:
+    """The query ids of ``table``'s rows in its id type: from the dictionary of a table held as text codes (no frame
+    built), else from its frame."""
+    if table.codes is not None and table.codes.ids.text_ids:
+        return pl.Series(QID, list(table.distinct_query_ids()), dtype=pl.String)
+    return table.frame.get_column(QID)
 
 
 def _route(spill: _Spill, queries: pl.DataFrame) -> int:

@@ -39,7 +39,7 @@ else:
 from ..errors import InputError
 from ..io import blocks, load_qrels
 from ..io.native import NATIVE
-from ..io.scan import ScannedIds, scan_file
+from ..io.scan import ScannedIds, plain_head, scan_file
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table
 from . import partitioned
@@ -107,9 +107,9 @@ def evaluate_routed(
 ) -> Routed | None:  # fmt: skip
     """The values of ``run`` against ``judgments`` (read from ``qrels_source``) by routing (see the module
     docstring), or None where this path gives way; ranges of about ``partition_rows`` run lines."""
-    if NATIVE is None or not run.is_file() or not _plain_text(run):
+    if NATIVE is None or not run.is_file() or not _plain_file(run):
         return None
-    if any(judgments.frame.schema[column] != pl.String for column in (QID, DOCID)):
+    if not _text_ids(judgments):
         return None
     block_bytes = blocks.BLOCK_BYTES
     total = run.stat().st_size
@@ -127,32 +127,38 @@ def evaluate_routed(
     num_partitions = int(queries.get_column("partition").max() or 0) + 1  # type: ignore[arg-type]
     qrels_path = _routable_qrels(qrels_source, judgments)
     judged = None if qrels_path is not None else by_partition(judgments.frame, queries)
+    empty_run = Table("run", _empty("run"), Origin(str(run)), run_name)
     with tempfile.TemporaryDirectory(prefix="rankwise-") as name:
         folder = Path(name)
         _route(router, run, queries, folder / "run", num_partitions, block_bytes,
                lambda done: progress("reading", (total + done) // 2, total))  # fmt: skip
         if qrels_path is not None and not _route_qrels(qrels_path, queries, folder, num_partitions, block_bytes):
             judged = by_partition(judgments.frame, queries)
-        origin = Origin(str(run))
 
         def partitions() -> Iterator[tuple[Table, Table]]:
             for p in range(num_partitions):
                 qrels = (_scanned(folder / f"qrels-{p}.txt", judgments) if judged is None
                          else dataclasses.replace(judgments, frame=judged.get(p, judgments.frame.clear())))  # fmt: skip
-                yield qrels, _scanned(folder / f"run-{p}.txt", Table("run", _empty("run"), origin, run_name))
+                yield qrels, _scanned(folder / f"run-{p}.txt", empty_run)
 
         try:
             groups = compute_partitions(plan, partitions(), num_partitions, side, catalog, progress)
         except (_Irregular, InputError):
             return None
-    return Routed(Table("run", _empty("run"), Origin(str(run)), run_name), groups, counts)
+    return Routed(empty_run, groups, counts)
 
 
-def _plain_text(path: Path) -> bool:
-    """Whether ``path`` begins as plain text does (not gzip or another compression, no byte order mark)."""
+def _text_ids(table: Table) -> bool:
+    """Whether both id columns of ``table`` are text (read from its codes where it has them: no frame built)."""
+    if table.codes is not None:
+        return table.codes.ids.text_ids
+    return all(table.frame.schema[column] == pl.String for column in (QID, DOCID))
+
+
+def _plain_file(path: Path) -> bool:
+    """Whether the file at ``path`` begins as text the scanner reads (:func:`rankwise.io.scan.plain_head`)."""
     with path.open("rb") as handle:
-        head = handle.read(4)
-    return len(head) >= 2 and head.isascii() and b"\0" not in head
+        return plain_head(handle.read(4))
 
 
 def _windows(path: Path, block_bytes: int) -> Iterator[tuple[memoryview, int]]:
