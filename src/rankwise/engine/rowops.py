@@ -34,14 +34,15 @@ def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
     Integers in a narrow range are coded through a lookup table over the range (O(rows), no hashing); other ids by
     their 64-bit hashes (one sort of integers, not of text), checked: every row's id must equal the id its hash
     stands for, else (a hash collision) by a join against the distinct ids."""
-    if all(c.dtype == pl.Int64 for c in columns):
-        dense = _dense_integer_codes(columns)
-        if dense is not None:
-            return dense
+    return _dense_integer_codes(columns) or _hashed_codes(columns)
+
+
+def _hashed_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarray], pl.Series]:
+    """:func:`id_codes` by the ids' 64-bit hashes (see there)."""
     starts = [_id_runs(c) for c in columns]
     if any(start is not None for start in starts):  # code each run of equal ids once (a run's rows per query)
         heads = [c if start is None else c.filter(pl.Series(start)) for c, start in zip(columns, starts)]
-        head_codes, distinct = id_codes(*heads)
+        head_codes, distinct = _hashed_codes(tuple(heads))  # the same range of ids over fewer rows: no table
         expanded = [codes if start is None else codes[np.cumsum(start) - 1]
                     for codes, start in zip(head_codes, starts)]  # fmt: skip
         return expanded, distinct
@@ -95,11 +96,10 @@ def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
     """:func:`id_codes` with ``distinct`` in the byte order of the ids' text (integer ids by their decimal text: 10
     before 9), the order of query ids in every result: only the distinct ids are sorted."""
-    if all(c.dtype == pl.Int64 for c in columns):
-        dense = _dense_integer_codes(columns, in_text_order=True)
-        if dense is not None:
-            return dense
-    codes, distinct = id_codes(*columns)
+    dense = _dense_integer_codes(columns, in_text_order=True)
+    if dense is not None:
+        return dense
+    codes, distinct = _hashed_codes(columns)
     order = text_order(distinct)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
@@ -123,7 +123,9 @@ def _dense_integer_codes(
     """:func:`id_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids marked present
     in a table over their range, codes read back from it (no hashing); None for wider ranges. ``in_text_order``: the
     codes (and ``distinct``) in the text order of the ids, as :func:`text_order_codes` gives them (the table holds
-    each id's rank, so the rows are read once)."""
+    each id's rank, so the rows are read once); None for ids that are not all Int64."""
+    if not all(c.dtype == pl.Int64 for c in columns):
+        return None
     rows = sum(len(c) for c in columns)
     present_in = [c for c in columns if len(c)]
     if not present_in:
