@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ..io import load_qrels, load_run
+from ..io.table import DOCID, QID, ROW, VALUE, Table
 from ..pipeline.evaluate import evaluate as _evaluate
 
 DIALECT = "ir_measures"
@@ -93,16 +94,20 @@ def iter_calc(measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]
 
 def read_trec_qrels(path: str | Path) -> Iterator[Qrel]:
     """The judgments of a TREC qrels file, as ``Qrel`` tuples in file order (read by :func:`rankwise.load_qrels`)."""
-    frame = load_qrels(path).frame.sort("row")
-    for query, doc, grade in zip(*(frame.get_column(c).to_list() for c in ("query_id", "doc_id", "value"))):
+    for query, doc, grade in _rows(load_qrels(path)):
         yield Qrel(str(query), str(doc), int(grade))
 
 
 def read_trec_run(path: str | Path) -> Iterator[ScoredDoc]:
     """The lines of a TREC run file, as ``ScoredDoc`` tuples in file order (read by :func:`rankwise.load_run`)."""
-    frame = load_run(path).frame.sort("row")
-    for query, doc, score in zip(*(frame.get_column(c).to_list() for c in ("query_id", "doc_id", "value"))):
+    for query, doc, score in _rows(load_run(path)):
         yield ScoredDoc(str(query), str(doc), float(score))
+
+
+def _rows(table: Table) -> Iterator[tuple[Any, Any, Any]]:
+    """(query id, doc id, value) of each row of ``table``, in input order."""
+    frame = table.frame.sort(ROW)
+    return zip(*(frame.get_column(c).to_list() for c in (QID, DOCID, VALUE)))
 
 
 def _pairs(source: Any, value: str) -> dict[str, dict[str, Any]]:
