@@ -123,6 +123,7 @@ class Dialect:
             return None
         from ..errors import MeasureError
         from ..measures import parse_measures
+        from ..measures.parse import read_parts
         from ..measures.peers import PEER_RE
 
         match = PEER_RE.match(text.strip())
@@ -137,7 +138,7 @@ class Dialect:
             if match is None or mine is None:
                 return None
             other = next((e for e in self.names.names if e.name.lower() == match["name"].lower()), None)
-            if other is None or (other.measure is not None and _family_of(other.measure) == own[0][1].name):
+            if other is None or (other.measure is not None and read_parts(other.measure)[0] == own[0][1].name):
                 return None  # no such name, or the library's computes the same family (ranx's ndcg, nDCG)
             return f"{text} is rankwise's {mine}; {library} {other.name} is " + (
                 other.measure or f"not computed by rankwise ({other.why})")
@@ -169,8 +170,3 @@ class Dialect:
         if not extra:
             return measure
         return Measure(measure.name, cutoff=measure.cutoff, params=(*measure.params, *extra))
-
-
-def _family_of(measure: str) -> str:
-    """The family name a measure string begins with (``SelfInformation(popularity=...)@10`` → SelfInformation)."""
-    return measure.split("(", 1)[0].split("@", 1)[0].strip()
