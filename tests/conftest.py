@@ -29,9 +29,10 @@ def run_cli(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    """One local Spark session (two cores) for every test that needs one; skipped without pyspark or Java."""
+@pytest.fixture(scope="module")
+def _spark_session() -> Iterator[Any]:
+    """A local Spark session (two cores) per test module: one JVM for the whole run (PySpark keeps its gateway), a
+    fresh context per module, so what one module's jobs leave on the driver's heap goes with it."""
     pytest.importorskip("pyspark", reason="pyspark is not installed (pip install '.[spark]')")
     if shutil.which("java") is None:
         pytest.skip("Spark needs a Java runtime (17 or 21) and `java` is not on the PATH")
@@ -40,8 +41,12 @@ def spark() -> Iterator[Any]:
     session = (
         SparkSession.builder.master("local[2]")
         .appName("rankwise-tests")
+        .config("spark.driver.memory", "2g")  # read when the JVM starts (the first module); 1g by default
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.retainedJobs", "50")  # the status store keeps finished jobs, stages and queries
+        .config("spark.ui.retainedStages", "50")
+        .config("spark.sql.ui.retainedExecutions", "50")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
@@ -49,3 +54,13 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture
+def spark(_spark_session: Any) -> Any:
+    """The module's Spark session, its JVM checked alive first: a JVM that died in an earlier test fails this one
+    with its exit code (52: out of heap; 0: its standard input closed) instead of a refused connection."""
+    process = getattr(_spark_session.sparkContext._gateway, "proc", None)
+    if process is not None and process.poll() is not None:
+        pytest.fail(f"the Spark JVM exited with code {process.returncode} during an earlier test")
+    return _spark_session
