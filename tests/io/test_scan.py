@@ -191,7 +191,8 @@ def test_integer_id_frames_refuse_a_repeated_pair_by_its_rows(pairs: list[tuple[
 
 
 def regular_text(rng: random.Random, kind: str) -> bytes:
-    """A file the scanner takes: many lines, every separator and line end, comments, blank lines, extra run fields."""
+    """A file the scanner takes: many lines, every separator and line end, comments, blank lines, extra run fields,
+    lines on both sides of 64 bytes (split with bit masks below, byte by byte above)."""
     lines = []
     width = 4 if kind == "qrels" else 6
     for i in range(rng.randint(1, 300)):
@@ -199,7 +200,7 @@ def regular_text(rng: random.Random, kind: str) -> bytes:
         if what < 0.08:
             lines.append(rng.choice(["", " ", "\t", "\r", "# a comment", "  #c x y"]))
             continue
-        fields = [f"q{rng.randint(0, 20)}", "0", f"d{i}"]
+        fields = [f"q{rng.randint(0, 20)}", "0", f"d{i}" + "x" * rng.choice([0, 0, 0, rng.randint(30, 70)])]
         fields += [str(rng.randint(-1, 3))] if kind == "qrels" else ["1", rng.choice(["1", "-0", "2.5", "1e-3", ".5",
                                                                                       "7."]), "tag"]  # fmt: skip
         if kind == "run" and what > 0.9:

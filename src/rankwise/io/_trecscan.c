@@ -61,26 +61,24 @@ static int parse_integer(const char *s, int32_t n, int64_t *out) {
 static const double POWERS[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-/* Clinger's fast path: [+-]?digits[.digits] with at most 15 significant digits and at most 22 after the point is
- * m / 10^k with m and 10^k exact doubles, so one correctly rounded division gives the correctly rounded value
- * (what strtod gives). 0 where it does not apply (an exponent, more digits): strtod decides. */
+/* Clinger's fast path: [+-]?(digits[.digits?]|.digits) with at most 15 significant digits (the digits as one
+ * integer m < 10^15) and at most 22 after the point is m / 10^k with m and 10^k exact doubles, so one correctly
+ * rounded division gives the correctly rounded value (what strtod gives). 0 where it does not apply (an exponent,
+ * more digits, not a number): parse_real decides. */
 static int fast_real(const char *s, int32_t n, double *out) {
-    int32_t i = 0, digits = 0, after = 0, point = 0;
-    int negative = 0;
+    int32_t i = 0, negative = 0;
     uint64_t m = 0;
     if (i < n && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
-    for (; i < n; i++) {
-        char c = s[i];
-        if (c == '.' && !point) {
-            point = 1;
-            continue;
-        }
-        if (c < '0' || c > '9') return 0;
-        if (m || c != '0') digits++;
-        m = m * 10 + (uint64_t)(c - '0');
-        if (point) after++;
-        if (digits > 15 || after > 22) return 0;
+    int32_t first = i;
+    while (i < n && (unsigned char)(s[i] - '0') < 10) m = m * 10 + (uint64_t)(s[i++] - '0');
+    int32_t digits = i - first, after = 0;
+    if (i < n && s[i] == '.') {
+        int32_t point = ++i;
+        while (i < n && (unsigned char)(s[i] - '0') < 10) m = m * 10 + (uint64_t)(s[i++] - '0');
+        after = i - point;
     }
+    /* at most 19 digits in all: m has not overflowed */
+    if (i != n || digits + after == 0 || digits + after > 19 || after > 22 || m >= 1000000000000000ULL) return 0;
     double value = (double)m / POWERS[after];
     *out = (negative ? -value : value) + 0.0;
     return 1;
@@ -90,6 +88,7 @@ static int fast_real(const char *s, int32_t n, double *out) {
 static int parse_real(const char *s, int32_t n, double *out) {
     int32_t i = 0, digits = 0;
     char copy[512];
+    if (fast_real(s, n, out)) return 1;
     if (n >= (int32_t)sizeof(copy)) return 0;
     if (i < n && (s[i] == '+' || s[i] == '-')) i++;
     while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
@@ -106,7 +105,6 @@ static int parse_real(const char *s, int32_t n, double *out) {
         if (exponent_digits == 0) return 0;
     }
     if (i != n) return 0;
-    if (fast_real(s, n, out)) return 1;
     memcpy(copy, s, (size_t)n);
     copy[n] = '\0';
     double value = strtod(copy, NULL);
@@ -115,17 +113,79 @@ static int parse_real(const char *s, int32_t n, double *out) {
     return 1;
 }
 
-static inline int32_t span_length(const char *s, const char *end) {
-    const char *q = s;
-    while (q < end && !is_space(*q) && *q != '\n') q++;
-    return (int32_t)(q - s);
+/* Phase 1 keeps each row's query and doc id as (length << 40) | offset in the data: the later phases read the ids
+ * without looking for their ends again. A file of 2^40 bytes or more, or an id of 2^23 bytes or more, is left to the
+ * Python readers. */
+#define OFFSET_BITS 40
+#define OFFSET_MASK ((1LL << OFFSET_BITS) - 1)
+#define MAX_ID_BYTES (1 << 23)
+
+static inline const char *id_at(const char *data, int64_t packed, int32_t *len) {
+    *len = (int32_t)(packed >> OFFSET_BITS);
+    return data + (packed & OFFSET_MASK);
+}
+
+#if defined(__SSE2__) && defined(__GNUC__)
+#include <emmintrin.h>
+/* Bits 0..15: which of the 16 bytes at p are field separators (" \t\v\f\r"; '\n' is not: the bytes are ASCII, see
+ * plain_ascii, so signed byte comparisons order them). */
+static inline uint64_t separators16(const char *p) {
+    __m128i v = _mm_loadu_si128((const __m128i *)p);
+    __m128i control = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('\t' - 1)), _mm_cmplt_epi8(v, _mm_set1_epi8('\r' + 1)));
+    control = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\n')), control);
+    return (uint64_t)(uint32_t)_mm_movemask_epi8(_mm_or_si128(control, _mm_cmpeq_epi8(v, _mm_set1_epi8(' '))));
+}
+#endif
+
+/* The fields of the line p..eol-1 (eol: its '\n' or the chunk's end): the first six fields' starts and lengths kept,
+ * the number of fields returned (counting stops past 4 when fields == 4); -1 for a comment (a first field beginning
+ * with '#'). A line shorter than 64 bytes with 64 bytes of the chunk from p is split with bit masks (one bit per
+ * byte: a field starts where a separator bit is followed by a text bit); any other line byte by byte. Same fields. */
+static inline int split_line(const char *p, const char *eol, const char *end, int fields, const char **start,
+                             int32_t *len) {
+    int count = 0;
+#if defined(__SSE2__) && defined(__GNUC__)
+    int64_t n = eol - p;
+    if (n < 64 && end - p >= 64) {
+        uint64_t separator = separators16(p) | separators16(p + 16) << 16 | separators16(p + 32) << 32 |
+                             separators16(p + 48) << 48;
+        uint64_t text = ~separator & ((1ULL << n) - 1);
+        uint64_t starts = text & ~(text << 1), ends = ~text & (text << 1);
+        while (starts) {
+            int s = __builtin_ctzll(starts), e = __builtin_ctzll(ends);
+            if (count == 0 && p[s] == '#') return -1;
+            if (count < 6) {
+                start[count] = p + s;
+                len[count] = e - s;
+            }
+            if (++count > fields && fields == 4) break;
+            starts &= starts - 1;
+            ends &= ends - 1;
+        }
+        return count;
+    }
+#endif
+    const char *q = p;
+    while (q < eol) {
+        while (q < eol && is_space(*q)) q++;
+        if (q >= eol) break;
+        const char *s = q;
+        while (q < eol && !is_space(*q)) q++;
+        if (count == 0 && *s == '#') return -1;
+        if (count < 6) {
+            start[count] = s;
+            len[count] = (int32_t)(q - s);
+        }
+        if (++count > fields && fields == 4) break;
+    }
+    return count;
 }
 
 /* Phase 1, one thread per chunk of lines: fields split, values parsed, each row's query id and doc id kept as
  * their offsets in the data (in the query and doc code arrays, coded in phases 2 and 3). */
 typedef struct {
     const char *data;
-    int64_t begin, end, first_line, row0; /* bytes begin..end-1 (whole lines); rows written from row0 */
+    int64_t begin, end, row0; /* bytes begin..end-1 (whole lines); rows written from row0 */
     int fields, integer_values;
     int64_t *qcode, *dcode, *ivalue;
     double *fvalue;
@@ -140,7 +200,7 @@ typedef struct {
 static void *scan_chunk(void *arg) {
     ChunkTask *t = arg;
     const char *p = t->data + t->begin, *end = t->data + t->end;
-    int64_t line = t->first_line - 1, at = t->fields == 4 ? 3 : 4;
+    int64_t line = 0, at = t->fields == 4 ? 3 : 4; /* lines numbered within the chunk (made whole after) */
     if (!plain_ascii(p, end - p)) { /* a NUL or a byte that is not ASCII: the Python readers decide */
         t->status = 1;
         t->bad_line = line + 1;
@@ -152,28 +212,12 @@ static void *scan_chunk(void *arg) {
         line++;
         const char *start[6];
         int32_t len[6];
-        int count = 0, comment = 0;
-        const char *q = p;
-        while (q < eol) {
-            while (q < eol && is_space(*q)) q++;
-            if (q >= eol) break;
-            const char *s = q;
-            while (q < eol && !is_space(*q)) q++;
-            if (count == 0 && *s == '#') {
-                comment = 1;
-                break;
-            }
-            if (count < 6) {
-                start[count] = s;
-                len[count] = (int32_t)(q - s);
-            }
-            count++;
-            if (count > t->fields && t->fields == 4) break;
-        }
+        int count = split_line(p, eol, end, t->fields, start, len);
         p = eol + 1;
-        if (comment || count == 0) continue;
+        if (count <= 0) continue; /* a comment or an empty line */
         int64_t row = t->row0 + t->rows;
-        if (count < t->fields || (t->fields == 4 && count > 4) ||
+        if (count < t->fields || (t->fields == 4 && count > 4) || len[0] >= MAX_ID_BYTES || len[2] >= MAX_ID_BYTES ||
+            (start[2] - t->data) > OFFSET_MASK ||
             (t->integer_values ? !parse_integer(start[at], len[at], &t->ivalue[row])
                                : !parse_real(start[at], len[at], &t->fvalue[row]))) {
             t->status = 1;
@@ -185,11 +229,12 @@ static void *scan_chunk(void *arg) {
             t->tag = start[5];
             t->tag_len = len[5];
         }
-        t->qcode[row] = start[0] - t->data;
-        t->dcode[row] = start[2] - t->data;
+        t->qcode[row] = (start[0] - t->data) | ((int64_t)len[0] << OFFSET_BITS);
+        t->dcode[row] = (start[2] - t->data) | ((int64_t)len[2] << OFFSET_BITS);
         t->dhash[row] = hash_bytes(start[2], len[2]);
         t->rows++;
     }
+    t->lines = line;
     return NULL;
 }
 
@@ -219,8 +264,8 @@ static void *code_part(void *arg) {
         for (; i < t->rows && batch < BATCH; i++) {
             uint64_t hash = t->hash[i];
             if (part_of(hash, t->coder->parts) != t->part) continue;
-            const char *id = t->data + t->offset[i];
-            int32_t len = span_length(id, t->end);
+            int32_t len;
+            const char *id = id_at(t->data, t->offset[i], &len);
             s[batch] = id;
             n[batch] = len;
             h[batch] = hash;
@@ -297,8 +342,8 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     int32_t tag_len = 0;
     int status = 0, memory = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* Chunks of whole lines, each with its first line's number and room for one row per line. */
-    int64_t begin = 0, line = 1, row0 = 0;
+    /* Chunks of whole lines, each with room for its rows. */
+    int64_t begin = 0, row0 = 0;
     for (int t = 0; t < threads; t++) {
         int64_t end = t + 1 == threads ? size : size / threads * (t + 1);
         if (end < begin) end = begin;
@@ -306,15 +351,10 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             const char *eol = memchr(data + end, '\n', (size_t)(size - end));
             end = eol == NULL ? size : eol - data + 1;
         }
-        int64_t lines = 0;
-        for (const char *q = data + begin; (q = memchr(q, '\n', (size_t)(data + end - q))) != NULL; q++) lines++;
-        chunks[t] = (ChunkTask){data, begin, end, line, row0, fields, integer_values, qcode_v.buf, dcode_v.buf,
-                                value_v.buf, value_v.buf, dhash, 0, lines, 0, 0, 0, 0, NULL, 0};
+        chunks[t] = (ChunkTask){data, begin, end, row0, fields, integer_values, qcode_v.buf, dcode_v.buf,
+                                value_v.buf, value_v.buf, dhash, 0, 0, 0, 0, 0, 0, NULL, 0};
         begin = end;
-        line += lines;
-        /* room for its rows: at most one per line, and a data line takes at least 2 * fields - 1 bytes */
-        int64_t most = (chunks[t].end - chunks[t].begin) / (2 * fields - 1) + 1;
-        row0 += lines + 1 < most ? lines + 1 : most;
+        row0 += (chunks[t].end - chunks[t].begin) / (2 * fields - 1) + 1; /* a data line: 2 * fields - 1 bytes or more */
     }
     if (row0 > capacity) {
         PyErr_SetString(PyExc_ValueError, "output arrays too small (one item per 2 * fields - 1 bytes, + 64)");
@@ -322,14 +362,15 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     } else {
         run_all(scan_chunk, chunks, sizeof(ChunkTask), threads);
     }
-    for (int t = 0; t < threads && status == 0; t++) {
+    int64_t before = 0; /* the lines of the chunks before */
+    for (int t = 0; t < threads && status == 0; before += chunks[t++].lines) {
         ChunkTask *c = &chunks[t];
         if (c->status) {
             status = 1;
-            bad_line = c->bad_line;
+            bad_line = before + c->bad_line;
             break;
         }
-        if (c->extra && extra == 0) first_extra = c->first_extra;
+        if (c->extra && extra == 0) first_extra = before + c->first_extra;
         extra += c->extra;
         if (tag == NULL && c->rows) {
             tag = c->tag;
@@ -361,8 +402,8 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             int32_t last_len = 0;
             int64_t last_code = -1;
             for (int64_t i = 0; i < rows && !memory; i++) { /* queries: runs are written query by query */
-                const char *id = data + qcode[i];
-                int32_t len = span_length(id, data + size);
+                int32_t len;
+                const char *id = id_at(data, qcode[i], &len);
                 if (last_code < 0 || len != last_len || memcmp(id, last, (size_t)len) != 0) {
                     last_code = dict_code(&self->queries, id, len, hash_bytes(id, len));
                     if (last_code < 0) memory = 1;

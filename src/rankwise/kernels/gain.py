@@ -8,6 +8,7 @@ ranking sorts a query's positive gains descending (:func:`_ideal_order`). The fo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -81,12 +82,20 @@ def _discounted(rank: np.ndarray, gains: np.ndarray, m: Measure) -> np.ndarray:
     if base != 2 and discount != "log2":
         raise MeasureError(f"{m}: log_base={base} sets the base of discount=log2, not of discount={discount}")
     if discount == "ln":
-        return gains / np.log(rank + 1.0)
+        return gains / _per_rank(rank, lambda i: np.log(i + 1.0))
     if discount == "log2_max2":
-        return gains / np.log2(np.maximum(rank, 2.0))
+        return gains / _per_rank(rank, lambda i: np.log2(np.maximum(i, 2.0)))
     if base != 2:
-        return gains / (np.log(rank + 1.0) / np.log(base))
-    return gains / np.log2(rank + 1.0)
+        return gains / _per_rank(rank, lambda i: np.log(i + 1.0) / np.log(base))
+    return gains / _per_rank(rank, lambda i: np.log2(i + 1.0))
+
+
+def _per_rank(rank: np.ndarray, f: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """``f`` of each rank (as float64): for integer ranks, ``f`` once per rank 0..max(rank) and looked up (a run of
+    a million rows has a few hundred distinct ranks; ``f`` elementwise, so the values are the same)."""
+    if rank.dtype.kind not in "iu" or not len(rank):
+        return f(rank.astype(np.float64))
+    return f(np.arange(int(rank.max()) + 1, dtype=np.float64))[rank]
 
 
 def dcg(a: Aligned, m: Measure, rel: int, shift: np.ndarray | None = None) -> np.ndarray:
@@ -195,9 +204,7 @@ def _gain_walk(a: Aligned, m: Measure, floor: int, scaled: bool = False) -> _Gai
             dcg=within_query_accumulate(np.add, _discounted(a.rank, gain, m), a.qidx, a.num_queries),
             ideal_q=ideal_q,
             ideal_gain=ideal_gain,
-            ideal_dcg=within_query_accumulate(
-                np.add, _discounted(ideal_rank, ideal_gain, m), ideal_q, a.num_queries
-            ),
+            ideal_dcg=within_query_accumulate(np.add, _discounted(ideal_rank, ideal_gain, m), ideal_q, a.num_queries),
             ideal_start=ideal_start,
             num_ideal=np.bincount(ideal_q, minlength=a.num_queries),
         )
@@ -231,8 +238,10 @@ def normalised_gain(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         gained = within_query_accumulate(np.add, walk.gain, a.qidx, a.num_queries)
     lost = ~(np.abs(spent) < 2.0**52) | ~(np.abs(gained) < 2.0**52)
     if lost.any():
-        raise MeasureError(f"{m}: the gains of query {a.query_ids[a.qidx[np.argmax(lost)]]!r} sum past 2^52, where "
-                           "float64 cannot hold G's 2 + C_i − S_i (nor can trec_eval): use nDCG, or smaller gains")
+        raise MeasureError(
+            f"{m}: the gains of query {a.query_ids[a.qidx[np.argmax(lost)]]!r} sum past 2^52, where "
+            "float64 cannot hold G's 2 + C_i − S_i (nor can trec_eval): use nDCG, or smaller gains"
+        )
     lag = (2.0 + spent) - gained
     scored = walk.gain != 0
     total = np.bincount(walk.ideal_q, weights=walk.ideal_gain, minlength=a.num_queries)
