@@ -25,7 +25,8 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("engine", "dialects"),  # the aligned arrays and row operations; dialects as data over measures
     ("kernels",),  # one module per measure family, computing on the aligned arrays
     ("pipeline",),  # plan, load, compute, assemble: rankwise.evaluate
-    ("comparison", "trec_eval", "ltr", "spark", "fusion", "compat"),  # what is built on evaluating
+    ("comparison", "trec_eval", "ltr", "spark", "fusion"),  # what is built on evaluating
+    ("compat",),  # the peers' Python APIs (pytrec_eval, ir_measures, ranx: its compare and fuse) over all of that
     ("recsys",),  # the recommender protocol (its experiment compares dialects)
     ("cli",),  # the command line
     ("__init__", "__main__", "stats", "report"),  # the package's face: its API, `python -m`, forwarding modules
