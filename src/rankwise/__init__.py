@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # what mypy and readers see; at run time each name is imported on first use (``__getattr__``)
     from .comparison.dialects import compare_dialects
+    from .comparison.groups import GroupTable, group_table
     from .comparison.systems import Comparison, compare
     from .dialects import get_dialect
     from .errors import InputError, MeasureError, RankwiseError
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Comparison",
     "EvaluationResult",
+    "GroupTable",
     "InputError",
     "Measure",
     "MeasureError",
@@ -43,6 +45,7 @@ __all__ = [
     "evaluate",
     "fuse",
     "get_dialect",
+    "group_table",
     "load_qrels",
     "load_run",
     "load_subtopic_qrels",
@@ -55,6 +58,8 @@ _HOMES = {
     "compare_dialects": ".comparison.dialects",
     "Comparison": ".comparison.systems",
     "compare": ".comparison.systems",
+    "GroupTable": ".comparison.groups",
+    "group_table": ".comparison.groups",
     "get_dialect": ".dialects",
     "InputError": ".errors",
     "MeasureError": ".errors",

@@ -164,7 +164,7 @@ def test_every_command_line_option_gives_a_field_and_every_field_but_progress_ha
     [
         (evaluate_command, list(OPTIONS)),
         (compare_command, [MEASURES, "rel_level", "all_queries", "queries", "depth", "ties", "scores", "dialect",
-                           *INPUT_OPTIONS]),
+                           *INPUT_OPTIONS, "groups"]),
         (dialects_command, [MEASURES, "rel_level", *INPUT_OPTIONS]),
     ],
 )  # fmt: skip

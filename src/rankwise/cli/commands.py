@@ -7,7 +7,9 @@ from typing import Any
 
 import click
 
+from ..comparison.methods import IntervalMethod
 from ..errors import RankwiseError
+from ..limits import MAX_RESAMPLES
 from ..pipeline.formats import FORMATS
 from .common import echo_result, fail_cleanly, format_option, progress_bar
 from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_options
@@ -22,7 +24,12 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
 @format_option(FORMATS, "trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.")
 @evaluation_options("dialect", "stream")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal, for long work).")
-@evaluation_options("subtopics", "features", "baseline", "grades", *INPUT_OPTIONS)
+@evaluation_options("subtopics", "features", "baseline", "grades", *INPUT_OPTIONS, "groups")
+@click.option("--interval", type=click.Choice([i.value for i in IntervalMethod]), default="t", show_default=True,
+              help="Intervals of the --groups table's means: t, or bootstrap percentile or BCa (seed 0; its work grows "
+                   "with queries x resamples).")
+@click.option("--resamples", type=click.IntRange(1, MAX_RESAMPLES), default=10_000, show_default=True,
+              help="Bootstrap resamples of the --groups table's intervals.")
 @fail_cleanly
 def evaluate(
     qrels: str,
@@ -31,15 +38,20 @@ def evaluate(
     per_query: bool,
     output_format: str,
     quiet: bool,
+    interval: str,
+    resamples: int,
     evaluation: dict[str, Any],
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
     from ..pipeline.evaluate import evaluate_with
 
     options = to_evaluation_options(evaluation)
+    if options.groups is not None and output_format == "trec":
+        raise RankwiseError("--groups: trec_eval's layout has no place for groups; use --format table, json or csv")
     with progress_bar(enabled=not quiet) as progress:
         result = evaluate_with(qrels, run, list(measures) or None, dataclasses.replace(options, progress=progress))
-    echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures)
+    echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures,
+                group_intervals={"interval": interval, "resamples": resamples})  # fmt: skip
 
 
 @click.command("measures", short_help="List every measure.")

@@ -4,7 +4,7 @@ bar (the evaluation options the commands share are in :mod:`.options`)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import wraps
 from typing import Any
@@ -63,8 +63,10 @@ def echo_notes(notes: list[str]) -> None:
         click.echo(f"rankwise: note: {note}", err=True)
 
 
-def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False) -> None:
-    """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout."""
+def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False,
+                group_intervals: Mapping[str, Any] | None = None) -> None:  # fmt: skip
+    """Notes to stderr, then the result in ``output_format`` (a key of :data:`FORMATS`) to stdout; a result with
+    groups also its group table (:func:`rankwise.comparison.groups.group_table` with ``group_intervals``)."""
     from ..pipeline import formats
 
     echo_notes(result.notes())
@@ -76,4 +78,22 @@ def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bo
         text = formats.format_csv(result, per_query)
     else:
         text = formats.format_table(result, per_query)
+    if getattr(result, "groups", None) is not None:
+        text = _with_group_table(result, output_format, per_query, text, group_intervals or {})
     click.echo(text, nl=False)
+
+
+def _with_group_table(result: Any, output_format: str, per_query: bool, text: str,
+                      intervals: Mapping[str, Any]) -> str:  # fmt: skip
+    """The output ``text`` with the result's group table (``--groups``): after the table, inside the JSON
+    (``"groups"``), or as the CSV of every number with each row's group."""
+    from ..comparison.groups import group_table
+    from ..comparison.report import groups
+
+    table = group_table(result, **intervals)
+    echo_notes(list(table.notes))
+    if output_format == "json":
+        return groups.group_json(text, result, table)
+    if output_format == "csv":
+        return groups.group_csv(result, table, per_query)
+    return text + groups.format_group_text(table)

@@ -101,11 +101,13 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
     metavar="MEASURE",
     help="Measure plotted under every dialect [default: the first; 'none' leaves the plot out].",
 )
-@evaluation_options(*INPUT_OPTIONS)
+@evaluation_options(*INPUT_OPTIONS, "groups")
 @fail_cleanly
 def compare(qrels: str, runs: tuple[str, ...], evaluation: dict[str, Any], **chosen: Any) -> None:
     """Compare RUNs (two or more) against QRELS: per measure each system's mean with an interval, and each system
-    against the baseline (or all pairs) with a paired test, corrected p-values, Cohen's d and win/tie/loss."""
+    against the baseline (or all pairs) with a paired test, corrected p-values, Cohen's d and win/tie/loss; with
+    --groups, the same within each group."""
+    from ..comparison.groups import compare_groups
     from ..comparison.report import render
     from ..comparison.systems import compare as run_comparison
 
@@ -119,8 +121,10 @@ def compare(qrels: str, runs: tuple[str, ...], evaluation: dict[str, Any], **cho
         missing=chosen["missing"], family=chosen["family"], names=names, **options,
     )  # fmt: skip
     echo_notes(comparison.notes())
+    by_group = compare_groups(comparison)
+    echo_notes(by_group.caveats if by_group is not None else [])
     spread = "" if (chosen["spread"] or "").lower() == "none" else chosen["spread"]
-    report_options: dict[str, Any] = {}
+    report_options: dict[str, Any] = {"by_group": by_group}
     if chosen["output_format"] == "html":
         report_options = {"max_k": chosen["curve_k"], "spread_measure": spread, "image_format": chosen["plot_format"]}
     text = render(comparison, chosen["output_format"], **report_options)
@@ -131,7 +135,7 @@ def compare(qrels: str, runs: tuple[str, ...], evaluation: dict[str, Any], **cho
     if chosen["plots"]:
         from ..comparison.report.plots import report_figures, save_figures
 
-        figures, skipped = report_figures(comparison, chosen["curve_k"], spread)
+        figures, skipped = report_figures(comparison, chosen["curve_k"], spread, by_group)
         echo_notes([f"plot left out: {line}" for line in skipped])
         save_figures(figures, chosen["plots"], chosen["plot_format"])
 

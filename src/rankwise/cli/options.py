@@ -91,6 +91,11 @@ OPTIONS: dict[str, CommandLineOption] = {
                           "(Elliot's AUC family needs them)."),
     "catalog": _option("--catalog", type=int, default=None, metavar="N",
                        help="Number of items in the catalogue [default: the items in --train]."),
+    "groups": _option("--groups", default=None, metavar="FILE:COLUMN|activity",
+                      help="Split every measure by user (query) group: a column of a CSV/TSV/parquet file or RecBole "
+                           ".user file (ml-100k.user:gender), or activity (training interactions per user from "
+                           "--train: cold/regular/heavy at the 1/3 and 2/3 quantiles; activity:thresholds=5,50 or "
+                           "activity:quantiles=0.2,0.8)."),
 }  # fmt: skip
 """Every shared option by the name click passes its value by, in the order of ``rankwise evaluate --help``."""
 

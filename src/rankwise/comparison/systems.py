@@ -273,7 +273,8 @@ def compare(
         count them. Undefined values (NaN) are always left out, pair by pair.
     **options
         Every keyword option of :func:`rankwise.evaluate` (``dialect``, ``ties``, ``queries``, ``depth``,
-        ``rel_level``, ``cutoffs``, ``threshold``, columns, ``train``, ``catalog``, ...).
+        ``rel_level``, ``cutoffs``, ``threshold``, columns, ``train``, ``catalog``, ...); with ``groups``,
+        :func:`rankwise.comparison.groups.compare_groups` compares the systems within each user group.
 
     Notes
     -----

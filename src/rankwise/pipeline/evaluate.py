@@ -45,6 +45,7 @@ def evaluate(
     subtopics: Any = None,
     features: Any = None,
     baseline: Any = None,
+    groups: Any = None,
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> EvaluationResult:
@@ -70,6 +71,12 @@ def evaluate(
     items, which Elliot's AUC family needs. The beyond-accuracy measures read ``train`` and ``catalog`` too, and
     ``features`` (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
     Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness).
+
+    ``groups`` labels each evaluated query (user) with a group, after the per-query values are computed
+    (:mod:`rankwise.pipeline.groups`: ``{query_id: label}``, a table with an id and a label column, ``"FILE:COLUMN"``
+    as RecBole's ``ml-100k.user:gender``, or ``"activity"``: training interactions per user from ``train``, cut
+    into cold / regular / heavy); ``result.groups`` holds the labels and :func:`rankwise.group_table` the table of
+    every measure by group. Unknown ids, queries in no group and empty groups are notes.
 
     ``subtopics`` (a TREC Web track diversity qrels file, ``query_id subtopic doc_id grade`` per line, or a table or
     ``{query_id: {subtopic: {doc_id: grade}}}``; :func:`rankwise.load_subtopic_qrels`) are the judgments the
@@ -111,7 +118,7 @@ def evaluate_with(
                              run_columns=options.run_columns, subtopics=judgments, features=options.features,
                              baseline=options.baseline)  # fmt: skip
         groups = compute_in_partitions(plan, inputs, options.catalog)
-    return assemble(plan, inputs, groups)
+    return assemble(plan, inputs, groups).with_groups(options.groups, inputs.train)
 
 
 def _same_file(qrels: Any, subtopics: Any) -> bool:

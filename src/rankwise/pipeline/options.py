@@ -72,6 +72,9 @@ class EvaluationOptions:
     Serendipity with ``kind=feature_*``."""
     baseline: Any = None
     """Another model's lists, as a run, for Unexpectedness."""
+    groups: Any = None
+    """User (query) groups the per-query values are split by (:mod:`rankwise.pipeline.groups`): ``{query_id: label}``,
+    a table, ``"FILE:COLUMN"``, or ``"activity"`` (training interactions per user: cold / regular / heavy)."""
     stream: bool | None = None
     """Evaluate a run file in partitions read in blocks (runs larger than memory); None: for large run files."""
     progress: Progress | None = None

@@ -3,9 +3,10 @@ account of every query left out or treated specially."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..measures import Measure
 from ..policies import Policies
 from ..wording import counted
 from .compute import GroupValues, resolved_rel
+from .groups import QueryGroups, read_groups, training_pairs
 from .load import Inputs
 from .plan import Plan
 
@@ -88,6 +90,9 @@ class EvaluationResult:
     group_accounting: tuple[tuple[tuple[str, ...], QueryAccounting], ...] = ()
     """Per query set other than the evaluation's own (a dialect's, as MS Recommenders' nDCG over queries=relevant):
     its measures and the account of its queries."""
+    groups: QueryGroups | None = None
+    """The user (query) group of each evaluated query (``groups=`` of :func:`rankwise.evaluate`, or
+    :meth:`with_groups`); :func:`rankwise.group_table` splits the per-query values by it."""
 
     @property
     def global_keys(self) -> tuple[str, ...]:
@@ -154,6 +159,7 @@ class EvaluationResult:
             lines.append(f"{counted(acc.truncated_rows, 'ranked document', 'ranked documents')} beyond depth "
                          f"{self.policies.depth} {'was' if acc.truncated_rows == 1 else 'were'} ignored")  # fmt: skip
         lines.extend(self.caveats)
+        lines.extend(self.groups.notes if self.groups is not None else ())
         for key, count in self.undefined.items():
             if count:
                 lines.append(f"{key}: undefined for {count} of {counted(self.query_count(key), 'query', 'queries')}, "
@@ -161,6 +167,15 @@ class EvaluationResult:
         lines.extend(self.globals[key].describe(key, m) for key, m in zip(self.keys, self.measures)
                      if key in self.globals)  # fmt: skip
         return lines
+
+    def with_groups(self, groups: Any, train: Any = None) -> EvaluationResult:
+        """This result with its queries labelled by ``groups`` (:func:`rankwise.pipeline.groups.read_groups`:
+        ``{query_id: label}``, a table, ``"FILE:COLUMN"``, ``"activity"``; ``train``: the training interactions
+        activity counts): what :func:`rankwise.evaluate` does with ``groups=``, for a result from another path
+        (``rankwise.spark.evaluate``). None leaves the result as it is."""
+        if groups is None:
+            return self
+        return dataclasses.replace(self, groups=read_groups(groups, training_pairs(train)).assign(self.query_ids))
 
     def _main_keys(self) -> tuple[list[str], bool]:
         """The measures of the evaluation's own query set (what ``accounting`` is about), and whether any measure

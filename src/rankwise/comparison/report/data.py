@@ -10,15 +10,19 @@ import math
 from dataclasses import asdict
 from typing import Any
 
+from ..groups import GroupComparison, finite
 from ..systems import Comparison
+from .groups import group_rows
 from .marks import caption
 
 CSV_COLUMNS = ("kind", "system", "against", "measure", "n", "value", "low", "high", "statistic", "p_value",
-               "p_adjusted", "significant", "cohens_d", "wins", "ties", "losses", "method")  # fmt: skip
-"""``kind`` is ``system`` (value = the mean) or ``pair`` (value = the mean difference system − against)."""
+               "p_adjusted", "significant", "cohens_d", "wins", "ties", "losses", "method", "group")  # fmt: skip
+"""``kind`` is ``system`` (value = the mean) or ``pair`` (value = the mean difference system − against); with
+groups, ``group_system`` and ``group_pair`` are the same within the ``group``."""
 
 
-def format_csv(comparison: Comparison) -> str:
+def format_csv(comparison: Comparison, by_group: GroupComparison | None = None) -> str:
+    """Every number: a row per system summary and per pair, then (``by_group``) the same within each group."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
@@ -27,6 +31,8 @@ def format_csv(comparison: Comparison) -> str:
         writer.writerow(_csv_text(row.get(c)) for c in CSV_COLUMNS)
     for c in comparison.comparisons:
         row = {"kind": "pair", "value": c.difference, **asdict(c)}
+        writer.writerow(_csv_text(row.get(col)) for col in CSV_COLUMNS)
+    for row in group_rows(by_group) if by_group is not None else ():
         writer.writerow(_csv_text(row.get(col)) for col in CSV_COLUMNS)
     return out.getvalue()
 
@@ -40,9 +46,10 @@ def _csv_text(value: Any) -> str:
     return str(value)
 
 
-def format_json(comparison: Comparison) -> str:
+def format_json(comparison: Comparison, by_group: GroupComparison | None = None) -> str:
     """``{"settings", "caption", "systems", "measures", "query_ids", "summaries", "comparisons", "per_query",
-    "notes"}``; ``per_query[system][measure]`` lists values in ``query_ids`` order."""
+    "notes"}``; ``per_query[system][measure]`` lists values in ``query_ids`` order; with groups, ``"groups"``
+    (:meth:`rankwise.comparison.groups.GroupComparison.record`)."""
     settings = {k: (v.value if hasattr(v, "value") else v) for k, v in vars(comparison.settings).items()}
     payload = {
         "settings": settings,
@@ -50,26 +57,17 @@ def format_json(comparison: Comparison) -> str:
         "systems": list(comparison.systems),
         "measures": list(comparison.keys),
         "query_ids": list(comparison.query_ids),
-        "summaries": [_finite(asdict(s)) for s in comparison.summaries],
-        "comparisons": [_finite(asdict(c)) for c in comparison.comparisons],
+        "summaries": [finite(asdict(s)) for s in comparison.summaries],
+        "comparisons": [finite(asdict(c)) for c in comparison.comparisons],
         "per_query": {
-            system: {key: _finite(comparison.values[s, m].tolist()) for m, key in enumerate(comparison.keys)}
+            system: {key: finite(comparison.values[s, m].tolist()) for m, key in enumerate(comparison.keys)}
             for s, system in enumerate(comparison.systems)
         },
         "notes": comparison.notes(),
     }
+    if by_group is not None:
+        payload["groups"] = by_group.record()
     return json.dumps(payload, ensure_ascii=False, allow_nan=False, indent=1) + "\n"
-
-
-def _finite(value: Any) -> Any:
-    """NaN and ±inf as None, so the JSON is valid."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 __all__ = ["CSV_COLUMNS", "format_csv", "format_json"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 from html import escape
 from typing import TYPE_CHECKING
 
+from ..groups import GroupComparison
 from ..systems import Comparison
 from .marks import caption, interval, letter, number, p_text, superscript
 from .plots import data_uri
@@ -29,6 +30,7 @@ FIGURE_CAPTIONS = {
     "differences": "Per-query differences, sorted: blue where the system is higher, red where it is lower.",
     "precision_recall": "Interpolated precision at 11 recall levels (trec_eval's iprec_at_recall), mean over queries.",
     "dialects": "The first measure as every dialect computes it: how much the number depends on the library.",
+    "groups": "Each measure by group: each system's mean over the group's queries with its interval.",
 }
 
 
@@ -38,8 +40,10 @@ def format_html(
     skipped: list[str] | None = None,
     image_format: str = "png",
     title: str = "rankwise comparison",
+    by_group: GroupComparison | None = None,
 ) -> str:
-    """The page, with ``figures`` (from :func:`rankwise.comparison.report.plots.report_figures`) embedded."""
+    """The page, with ``figures`` (from :func:`rankwise.comparison.report.plots.report_figures`) embedded; with
+    ``by_group``, the systems and the comparisons within each group after the comparisons."""
     parts = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -50,8 +54,10 @@ def format_html(
         _systems_table(comparison),
         "<h2>Comparisons</h2>",
         _pairs_table(comparison),
-        "<h2>Plots</h2>",
     ]
+    for heading, part in by_group.headed() if by_group is not None else ():
+        parts += [f"<h2>{escape(heading)}</h2>", _systems_table(part), _pairs_table(part)]
+    parts.append("<h2>Plots</h2>")
     for name, figure in figures.items():
         text = FIGURE_CAPTIONS.get(name, name)
         parts.append(f'<figure><img alt="{escape(text)}" src="{data_uri(figure, image_format)}">'

@@ -4,6 +4,7 @@ stay aligned), the best mean in bold, and a caption that states the test, the co
 
 from __future__ import annotations
 
+from ..groups import GroupComparison
 from ..systems import Comparison
 from .marks import beaten, caption, letter, number
 
@@ -16,8 +17,10 @@ def escape(text: str) -> str:
     return "".join(_SPECIAL.get(ch, ch) for ch in text)
 
 
-def format_latex(comparison: Comparison, digits: int = 4, label: str = "tab:comparison") -> str:
-    """A ``table`` environment; needs ``\\usepackage{booktabs}``."""
+def format_latex(comparison: Comparison, digits: int = 4, label: str = "tab:comparison",
+                 by_group: GroupComparison | None = None, title: str = "") -> str:  # fmt: skip
+    """A ``table`` environment; needs ``\\usepackage{booktabs}``. With ``by_group``, one more table per group over
+    its queries (label ``LABEL-N`` for the N-th group, the group named first in its caption)."""
     systems = comparison.systems
     best = {key: max((comparison.summary(s, key).mean for s in systems), default=float("nan"))
             for key in comparison.keys}  # fmt: skip
@@ -41,7 +44,7 @@ def format_latex(comparison: Comparison, digits: int = 4, label: str = "tab:comp
         r"% needs \usepackage{booktabs}",
         r"\begin{table}[t]",
         r"\centering",
-        rf"\caption{{{escape_text(text)} The best mean of each measure is in bold.}}",
+        rf"\caption{{{escape(title)}{escape_text(text)} The best mean of each measure is in bold.}}",
         rf"\label{{{label}}}",
         r"\begin{tabular}{cl" + "r" * len(comparison.keys) + "}",
         r"\toprule",
@@ -51,7 +54,8 @@ def format_latex(comparison: Comparison, digits: int = 4, label: str = "tab:comp
         r"\bottomrule",
         r"\end{tabular}",
         r"\end{table}",
-    ]) + "\n"  # fmt: skip
+    ]) + "\n" + "".join(format_latex(part, digits, f"{label}-{n}", title=f"{heading}. ")
+                        for n, (heading, part) in enumerate(by_group.headed() if by_group else (), 1))  # fmt: skip
 
 
 def escape_text(text: str) -> str:

@@ -15,7 +15,8 @@ import numpy as np
 
 from ...errors import RankwiseError
 from ...wording import install_hint
-from ..systems import Comparison
+from ..groups import GroupComparison, compare_groups
+from ..systems import Comparison, SystemSummary
 from .figures import Curves, Spread, cutoff_curves, dialect_spread, precision_recall
 from .marks import letter
 
@@ -57,11 +58,7 @@ def intervals_figure(comparison: Comparison) -> Figure:
     axes = _axes(figure, len(comparison.keys))
     x = np.arange(len(comparison.systems))
     for ax, key in zip(axes, comparison.keys):
-        summaries = [comparison.summary(s, key) for s in comparison.systems]
-        means = np.array([s.mean for s in summaries])
-        below = np.nan_to_num(means - np.array([s.low for s in summaries]))
-        above = np.nan_to_num(np.array([s.high for s in summaries]) - means)
-        ax.errorbar(x, means, yerr=[below, above], fmt="o", capsize=4)
+        _errorbars(ax, x, [comparison.summary(s, key) for s in comparison.systems], capsize=4)
         ax.set_xticks(x, [plain(f"{letter(i)}: {s}") for i, s in enumerate(comparison.systems)], rotation=30,
                       ha="right")  # fmt: skip
         ax.set_title(plain(key))
@@ -69,6 +66,15 @@ def intervals_figure(comparison: Comparison) -> Figure:
     for ax in axes[len(comparison.keys) :]:
         ax.set_visible(False)
     return figure
+
+
+def _errorbars(ax: Any, x: np.ndarray, summaries: list[SystemSummary], **style: Any) -> None:
+    """Each summary's mean at ``x`` with its interval as an error bar (none where the interval is undefined; a
+    bootstrap interval that leaves out the mean, or one of a constant vector off by rounding, is drawn to the mean)."""
+    means = np.array([s.mean for s in summaries])
+    below = np.clip(np.nan_to_num(means - np.array([s.low for s in summaries])), 0.0, None)
+    above = np.clip(np.nan_to_num(np.array([s.high for s in summaries]) - means), 0.0, None)
+    ax.errorbar(x, means, yerr=[below, above], fmt="o", **style)
 
 
 def curves_figure(curves: Curves, systems: tuple[str, ...], xlabel: str) -> Figure:
@@ -122,14 +128,43 @@ def spread_figure(spread: Spread, systems: tuple[str, ...]) -> Figure:
     return figure
 
 
+def groups_figure(by_group: GroupComparison) -> Figure:
+    """One panel per measure: each group on the x axis, each system's mean in it with its interval (``by_group``
+    with at least one part)."""
+    parts = by_group.parts
+    keys, systems = parts[0][1].keys, parts[0][1].systems
+    rows, columns = _grid(len(keys))
+    figure = new_figure(max(3.8, 0.9 * len(parts)) * columns, 3.0 * rows)
+    axes = _axes(figure, len(keys))
+    x = np.arange(len(parts))
+    offsets = np.linspace(-0.2, 0.2, len(systems)) if len(systems) > 1 else np.zeros(len(systems))
+    for ax, key in zip(axes, keys):
+        for offset, system in zip(offsets, systems):
+            summaries = [part.summary(system, key) for _, part in parts]
+            _errorbars(ax, x + offset, summaries, capsize=3, label=plain(system))
+        ax.set_xticks(x, [plain(g) for g, _ in parts], rotation=30, ha="right")
+        ax.set_title(plain(f"{key} by {by_group.name}"))
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize="small")
+    for ax in axes[len(keys) :]:
+        ax.set_visible(False)
+    return figure
+
+
 def report_figures(
-    comparison: Comparison, max_k: int | None = None, spread_measure: str | None = None
-) -> tuple[dict[str, Figure], list[str]]:
+    comparison: Comparison, max_k: int | None = None, spread_measure: str | None = None,
+    by_group: GroupComparison | None = None,
+) -> tuple[dict[str, Figure], list[str]]:  # fmt: skip
     """Every plot of the report by file name, and a line for each plot that could not be made and why.
 
     ``max_k``: the largest k of the measure@k curves; ``spread_measure``: the measure shown under every dialect
-    (default the first compared; ``""`` leaves the plot out: it evaluates each run once per dialect)."""
+    (default the first compared; ``""`` leaves the plot out: it evaluates each run once per dialect); ``by_group``:
+    the comparison within each group (:func:`rankwise.comparison.groups.compare_groups`, made when not given), a
+    plot of each measure by group when the comparison has groups."""
     figures = {"intervals": intervals_figure(comparison), "differences": differences_figure(comparison)}
+    by_group = by_group or compare_groups(comparison)
+    if by_group is not None and by_group.parts:
+        figures["groups"] = groups_figure(by_group)
     skipped = []
     curves = cutoff_curves(comparison, max_k)
     if curves.values:
@@ -182,6 +217,7 @@ __all__ = [
     "data_uri",
     "differences_figure",
     "encode",
+    "groups_figure",
     "intervals_figure",
     "plain",
     "report_figures",

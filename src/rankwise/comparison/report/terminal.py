@@ -8,22 +8,34 @@ import io
 import shutil
 from typing import Any
 
+from ..groups import GroupComparison
 from ..systems import Comparison, PairComparison
 from .marks import caption, interval, letter, number, p_text, superscript
 
 
-def format_terminal(comparison: Comparison, width: int | None = None) -> str:
-    """The report as plain text no wider than ``width`` (default: the terminal's, or ``COLUMNS``); the notes are
-    not part of it (the command line prints them on stderr)."""
+def format_terminal(comparison: Comparison, width: int | None = None, by_group: GroupComparison | None = None) -> str:
+    """The report as plain text no wider than ``width`` (default: the terminal's, or ``COLUMNS``), then with
+    ``by_group`` the same tables within each group; the notes are not part of it (the command line prints them on
+    stderr)."""
     from rich.console import Console
 
     width = width or shutil.get_terminal_size((100, 24)).columns
     console = Console(file=io.StringIO(), width=width, color_system=None, soft_wrap=False)
-    wide, pairs = _wide_table(comparison), _pairs_table(comparison)
-    console.print(wide if _natural_width(console, wide) <= width else _long_table(comparison))
-    console.print(pairs if _natural_width(console, pairs) <= width else _long_pairs_table(comparison))
+    _print_tables(console, comparison, width, "")
     console.print(caption(comparison))
+    for heading, part in by_group.headed() if by_group is not None else ():
+        _print_tables(console, part, width, f" — {heading}")
     return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def _print_tables(console: Any, comparison: Comparison, width: int, suffix: str) -> None:
+    """The systems and the pairs tables, wide where they fit, their titles followed by ``suffix``."""
+    wide, pairs = _wide_table(comparison), _pairs_table(comparison)
+    systems = wide if _natural_width(console, wide) <= width else _long_table(comparison)
+    compared = pairs if _natural_width(console, pairs) <= width else _long_pairs_table(comparison)
+    for table in (systems, compared):
+        table.title = f"{table.title}{suffix}"
+        console.print(table)
 
 
 def _natural_width(console: Any, table: Any) -> int:

@@ -1,0 +1,88 @@
+"""Measures by group in every output: the group table of one evaluation (``rankwise evaluate --groups``: terminal,
+JSON, CSV) and the per-group sections of a comparison's reports (terminal, Markdown, LaTeX, HTML with a plot per
+measure by group, CSV and JSON rows)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from ...pipeline.formats import plain_table
+from ...pipeline.result import EvaluationResult
+from ..groups import GroupComparison, GroupTable, finite
+from .marks import interval, number
+
+
+def format_group_text(table: GroupTable) -> str:
+    """The group table as plain text: a row per group (its size, each measure's mean with its interval), then a row
+    per measure naming the highest and the lowest group with their difference and ratio, and the overall mean."""
+    heading = f"by {table.name} ({table.intervals})"
+    columns = [list(table.labels), [str(table.sizes[g]) for g in table.labels]]
+    columns += [[f"{number(r.mean)} {interval(r.low, r.high)}" for r in (table.row(g, key) for g in table.labels)]
+                for key in table.keys]  # fmt: skip
+    lines = ["", heading, *plain_table([table.name, "queries", *table.keys], columns, [False] + [True] * (
+        len(columns) - 1))]  # fmt: skip
+    gaps = table.gaps
+    lines += ["", *plain_table(
+        ["measure", "highest", "lowest", "difference", "ratio", "overall", "max |group − overall|"],
+        [[g.measure for g in gaps], [g.highest for g in gaps], [g.lowest for g in gaps],
+         [number(g.difference) for g in gaps], [number(g.ratio) for g in gaps], [number(g.overall) for g in gaps],
+         [number(g.to_overall_difference) for g in gaps]], [False, False, False, True, True, True, True])]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def group_json(text: str, result: EvaluationResult, table: GroupTable) -> str:
+    """``rankwise evaluate --format json`` output ``text`` with ``"groups"``: the table (:meth:`GroupTable.record`)
+    and ``{query_id: label}`` (null for a query in no group)."""
+    payload = json.loads(text)
+    labels = result.groups.label_of() if result.groups is not None else {}
+    payload["groups"] = {**table.record(), "query_groups": labels}
+    return json.dumps(payload, separators=(",", ":"), allow_nan=False) + "\n"
+
+
+GROUP_CSV_COLUMNS = ("kind", "query_id", "group", "measure", "n", "value", "low", "high")
+"""``kind``: ``query`` (a query's value and its group, with ``-q``), ``all`` (the aggregate), ``group`` (value = the
+group's mean, with its interval), ``difference`` / ``ratio`` (between the groups named ``highest/lowest``)."""
+
+
+def group_csv(result: EvaluationResult, table: GroupTable, per_query: bool) -> str:
+    """``rankwise evaluate --format csv --groups`` output: every number of the result and of the group table as rows
+    of :data:`GROUP_CSV_COLUMNS` (undefined as an empty field)."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(GROUP_CSV_COLUMNS)
+    if per_query:
+        labels = result.groups.label_of() if result.groups is not None else {}
+        for qid, values in result.per_query.items():
+            writer.writerows(_row("query", qid, labels.get(qid), key, None, v) for key, v in values.items())
+    writer.writerows(_row("all", "all", None, key, result.query_count(key), v) for key, v in result.aggregate.items())
+    writer.writerows(_row("group", None, r.group, r.measure, r.n, r.mean, r.low, r.high) for r in table.rows)
+    for g in table.gaps:
+        pair = f"{g.highest}/{g.lowest}"
+        writer.writerows((_row("difference", None, pair, g.measure, None, g.difference),
+                          _row("ratio", None, pair, g.measure, None, g.ratio)))  # fmt: skip
+    return out.getvalue()
+
+
+def _row(*values: Any) -> list[str]:
+    return [_text(v) for v in values]
+
+
+def _text(value: Any) -> str:
+    value = finite(value)
+    return "" if value is None else repr(value) if isinstance(value, float) else str(value)
+
+
+def group_rows(by_group: GroupComparison) -> list[dict[str, Any]]:
+    """Every per-group number as CSV rows of the comparison report: ``kind`` ``group_system`` (value = the mean)
+    or ``group_pair`` (value = the difference), the group in ``group``."""
+    rows: list[dict[str, Any]] = []
+    for group, part in by_group.parts:
+        rows += [{"kind": "group_system", "group": group, "value": s.mean, **vars(s)} for s in part.summaries]
+        rows += [{"kind": "group_pair", "group": group, "value": c.difference, **vars(c)} for c in part.comparisons]
+    return rows
+
+
+__all__ = ["GROUP_CSV_COLUMNS", "format_group_text", "group_csv", "group_json", "group_rows"]
