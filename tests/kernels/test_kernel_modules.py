@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import rankwise.kernels
-from rankwise.kernels import KERNELS, beyond, gain, intent, pairwise, precision, user_model
+from rankwise.kernels import KERNELS, beyond, exposure, gain, intent, pairwise, precision, user_model
 from rankwise.measures.catalog import FAMILIES
 
 FAMILY_DICTS = {
@@ -18,6 +18,7 @@ FAMILY_DICTS = {
     "pairwise": pairwise.PAIRWISE_KERNELS,
     "user_model": user_model.USER_MODEL_KERNELS,
     "beyond": beyond.BEYOND_KERNELS,
+    "exposure": exposure.EXPOSURE_KERNELS,
     "intent": intent.INTENT_KERNELS,
 }
 PACKAGE = Path(rankwise.kernels.__file__).parent

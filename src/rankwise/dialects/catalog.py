@@ -641,6 +641,34 @@ DIALECTS: tuple[Dialect, ...] = (
         ),
     ),
     Dialect(
+        "expeval",
+        ("69ab070",),
+        "diazf/expeval at 69ab070 (2020)",
+        "expeval: expected exposure EE-L, EE-D, EE-R normalised by its bounds (its default output; -U: "
+        "normalise=no), gERR browsing with p = u = 0.5, every judged query with a relevant document",
+        "diazf/expeval expeval.py main (queries of the qrels, defaults for a query without a ranking), exposure.py "
+        "expected and target, metrics.py (values and bounds), util.py geometricSeries, data.py read_qrels (only "
+        "documents with grade > 0 without -C)",
+        "tests/measures/test_exposure.py against expeval's own code (RANKWISE_EXPEVAL: a checkout) and against its "
+        "formulas pinned per document, on random qrels and runs with ties, under every option",
+        policies={"queries": "qrels"},
+        bindings={name: {"normalise": "yes"} for name in ("EE-L", "EE-D", "EE-R")},
+        known_bugs=(
+            "expeval.py gives a query without a ranking difference = relevance's upper bound, which metrics.py zeroes "
+            "when the target has one grade (binary relevance): that query would score the best EE-L; rankwise scores "
+            "‖ε*‖², the distance from an empty exposure",
+            "metrics.py bounds with q' = p·u under gerr where exposure.py browses with p(1 − u): reproduced (equal "
+            "at the default u = 0.5)",
+            "exposure.target raises 1 − u to every dominating document for a non-relevant grade: rankwise counts the "
+            "relevant ones only (equal unless two non-relevant grades are judged, e.g. rel=2 with -C)",
+            "group evaluation (-G): GroupRelevance's upper bound is always 0 (ub += v * ub from 0), so its normalised "
+            "relevance is always 1; rankwise has no group exposure",
+        ),
+        caveats=("expeval reads its run as samples of a stochastic ranking (the second column); rankwise evaluates "
+                 "one ranking per query, and the expectation over every order of equal scores with --ties average",),
+        names=peers.EXPEVAL,
+    ),
+    Dialect(
         "gdeval",
         ("1.2",),
         "gdeval.pl 1.2a (TREC Web track), as shipped in ir_measures 0.4",

@@ -13,7 +13,7 @@ The modules, named as the modules of measure definitions in :mod:`rankwise.measu
 - one module per group of families, each with a ``<GROUP>_KERNELS`` dict (family name → kernel):
   :mod:`.precision` (P, R, AP, bpref, the counts, ...), :mod:`.gain` (DCG, nDCG, ...), :mod:`.pairwise` (KendallTau,
   AUC, ...), :mod:`.user_model` (RBP, ERR, the C/W/L measures, Compat), :mod:`.beyond` (the beyond-accuracy
-  measures), :mod:`.intent` (the intent-aware measures of ndeval);
+  measures), :mod:`.exposure` (expected exposure), :mod:`.intent` (the intent-aware measures of ndeval);
 - :mod:`.aggregate`: from the per-query values to one number (:func:`~.aggregate.aggregation_inputs`,
   :func:`~.aggregate.aggregate_from`), calling into the families whose aggregate needs more than the values.
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 from .aggregate import ROWS_PER_QUERY, AggregationInputs, aggregate_from, aggregation_inputs, concatenate_inputs
 from .beyond import BEYOND_KERNELS
 from .common import Kernel, apply_empty_policy
+from .exposure import EXPOSURE_KERNELS
 from .gain import GAIN_KERNELS
 from .intent import INTENT_KERNELS
 from .pairwise import PAIRWISE_KERNELS
@@ -56,6 +57,7 @@ KERNELS: dict[str, Kernel] = {
     **PAIRWISE_KERNELS,
     **USER_MODEL_KERNELS,
     **BEYOND_KERNELS,
+    **EXPOSURE_KERNELS,
     **INTENT_KERNELS,
 }
 """Measure family name → its kernel (each family in the dict of exactly one module)."""

@@ -50,8 +50,8 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
         p, r = f1_parts(a, m, rel)
         return {"values": values, "p": p, "r": r}
     if how == "global":  # a key per counted row, with the catalogue size (see beyond.global_inputs)
-        items, sizes, per_query = global_inputs(a, m)
-        return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query}
+        items, sizes, per_query, weight = global_inputs(a, m)
+        return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query, "weight": weight}
     if how == "rows":  # SelfInformation(mean=rows): each list's mean weighted by its length
         return {"values": values, "weights": list_length(a, m)}
     if how == "curve":  # RecallAtPrecision(mean=curve): k entries per query

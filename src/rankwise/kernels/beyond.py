@@ -132,7 +132,7 @@ def _list_mean(a: Aligned, m: Measure, values: np.ndarray, divide_by_k: bool = F
 
 _GLOBAL_CHOICES: dict[str, dict[str, tuple[str, ...]]] = {
     "Coverage": {"over": ("catalog", "train", "count"), "count": ("recommended", "known")},
-    "Gini": {},
+    "Gini": {"weight": ("count", "geometric")},
     "Entropy": {"log": ("log2", "ln"), "divide": ("none", "items")},
 }
 
@@ -166,11 +166,25 @@ def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     return _list_mean(a, m, information, divide_by_k)
 
 
+def popularity_quantile(users: np.ndarray, training_users: np.ndarray) -> np.ndarray:
+    """q(i) = the average 1-based rank (ascending; equal counts share the mean of their ranks) of ``users`` (each
+    item's training users) among ``training_users`` (those of every training item) ÷ their number; 0 for 0 users
+    (LensKit MeanPopRank: ``pos.rank(method="average") / len(pos)``, zeros reindexed to 0, _pop.py:71-74)."""
+    ordered = np.sort(training_users)
+    below, upto = np.searchsorted(ordered, users, "left"), np.searchsorted(ordered, users, "right")
+    return np.where(users > 0, (below + upto + 1) / 2 / max(len(ordered), 1), 0.0)
+
+
 def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes)
-    (Abdollahpouri et al. 2019)."""
-    check_choices(m, {"popularity": ("users", "interactions"), "share": ("no", "yes")})
+    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes), or with
+    scale=quantile their :func:`popularity_quantile` (Abdollahpouri et al. 2019; LensKit MeanPopRank, Ekstrand et
+    al., RecSys 2017)."""
+    check_choices(m, {"popularity": ("users", "interactions"), "share": ("no", "yes"), "scale": ("count", "quantile")})
     phi = item_popularity(a, str(m))
+    if m.get("scale") == "quantile":
+        if m.get("share") == "yes":
+            raise MeasureError(f"{m}: share=yes divides counts; scale=quantile is already in [0, 1]")
+        return _list_mean(a, m, popularity_quantile(phi, training_index(a, str(m)).item_users))
     if m.get("share") == "yes":
         users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # item_popularity checked it
         phi = phi / (users if m.get("popularity") == "users" else pairs)
@@ -290,12 +304,13 @@ BEYOND_KERNELS: dict[str, Kernel] = {
 # Global measures: inputs per query range, one aggregate
 
 
-def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregate.aggregation_inputs`
-    names them ``items``, ``size`` and ``rows_per_query``): the key of every counted row (rows in the top k; for
-    Coverage with count=known only items of the set it divides by), the size with each row (the catalogue size or the
-    number of training items, the same for every row; 0 when unused: every input but the values is per row, so that
-    query ranges gathered in any order stay aligned), and the number of counted rows of each query."""
+    names them ``items``, ``size``, ``rows_per_query``, ``weight``): the key of every counted row (rows in the top
+    k; for Coverage with count=known only items of the set it divides by), the size with each row (the catalogue size
+    or the number of training items, the same for every row; 0 when unused: every input but the values is per row,
+    so that query ranges gathered in any order stay aligned), the number of counted rows of each query, and the
+    weight of each counted row (1; Gini with weight=geometric: the exposure p^{r−1} of its rank r)."""
     rows = in_cutoff(a, m)
     keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
     size = 0
@@ -308,7 +323,11 @@ def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.nd
     keys = item_keys(a)[keep]
     if size >= 2**32:
         raise MeasureError(f"{m}: a catalogue of {size} items is beyond 2^32")
-    return keys, np.full(len(keys), size, dtype=np.uint32), np.bincount(a.qidx[keep], minlength=a.num_queries)
+    weight = np.ones(len(keys))
+    if m.option("weight") == "geometric":
+        weight = float(m.get("p")) ** (a.rank[keep] - 1.0)  # type: ignore[arg-type]  # a float with a default
+    counted = np.bincount(a.qidx[keep], minlength=a.num_queries)
+    return keys, np.full(len(keys), size, dtype=np.uint32), counted, weight
 
 
 def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
@@ -326,6 +345,9 @@ def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
 def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
     """The aggregate of a global measure from :func:`global_inputs` of all queries (concatenated)."""
     counts = pl.Series(inputs["items"]).unique_counts().to_numpy()
+    if m.option("weight") == "geometric":  # each item's exposure summed over the lists
+        keys = pl.DataFrame({"key": inputs["items"], "weight": inputs["weight"]})
+        counts = keys.group_by("key").agg(pl.col("weight").sum()).get_column("weight").to_numpy()
     sizes = inputs["size"]
     size = int(sizes[0]) if len(sizes) else 0
     if m.name == "Coverage":

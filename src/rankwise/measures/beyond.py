@@ -72,6 +72,31 @@ INFO_MEAN = Param(
 )
 SHARE = Param("share", "choice", "whether φ(i) is divided by the total (per popularity)", default="no",
               choices=YES_NO)  # fmt: skip
+GINI_WEIGHT = Param(
+    "weight",
+    "choice",
+    "what each list gives the items in its top k",
+    default="count",
+    choices={
+        "count": "1 each: c_i = the lists holding item i (LensKit ListGini, RecBole GiniIndex)",
+        "geometric": "its exposure p^{r−1} at rank r: c_i = Σ_u p^{r_u(i)−1} (LensKit ExposureGini with its "
+        "default GeometricRankWeight, src/lenskit/metrics/ranking/_gini.py:85-132, which sums float32 exposures)",
+    },
+)
+GINI_PATIENCE = Param("p", "float", "weight=geometric: the patience p of the exposure p^{r−1}", default=0.85,
+                      minimum=0, maximum=1.0)  # fmt: skip
+POPULARITY_SCALE = Param(
+    "scale",
+    "choice",
+    "what φ(i) is",
+    default="count",
+    choices={
+        "count": "the item's training users (÷ N with share=yes)",
+        "quantile": "its popularity rank as a quantile: the average rank (ties share it, ascending) of its training "
+        "users among the training items' ÷ their number, 1 for the most popular, 0 without training interactions "
+        "(LensKit MeanPopRank, src/lenskit/metrics/ranking/_pop.py:58-78)",
+    },
+)
 SINGLE_ITEM = Param(
     "single",
     "choice",
@@ -131,8 +156,11 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "Gini",
         "Gini index of how often each catalogue item is recommended (0: evenly; → 1: a few items take all slots)",
         "Gini@k = Σ_{j=1..n} (2j − n − 1) c_(j) / (n Σ_j c_(j)), n the catalogue size (catalog=, else the\n"
-        "training items), c_(j) the top-k recommendation counts sorted ascending, unrecommended items 0. Global",
-        "LensKit ListGini, RecBole GiniIndex (rankwise.recsys.beyond.gini_index)",
+        "training items), c_(j) the top-k recommendation counts (weight=geometric: exposures Σ_u p^{r−1}) sorted\n"
+        "ascending, unrecommended items 0. Global",
+        "LensKit ListGini, RecBole GiniIndex (rankwise.recsys.beyond.gini_index); weight=geometric: LensKit "
+        "ExposureGini",
+        params=(GINI_WEIGHT, GINI_PATIENCE),
         aliases=("GiniIndex",),
         aggregate="global",
         empty="no per-query value: one value over all lists",
@@ -170,10 +198,12 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "ARP",
         "Average recommendation popularity: mean training popularity of the top k (needs train=)",
         "ARP@k = Σ_{i∈L[:k]} φ(i) / |L[:k]|, φ(i) = the item's training users (÷ N with share=yes, N per\n"
-        "popularity); items without training interactions 0",
+        "popularity; scale=quantile: its average rank by training users, ascending, ÷ the training items); items\n"
+        "without training interactions 0; undefined for an empty list. Per query",
         "Abdollahpouri et al. 2019; RecTools AvgRecPopularity, RecBole AveragePopularity, Elliot ARP, rs_metrics "
-        "popularity (rankwise.recsys.beyond.average_popularity)",
-        params=(POPULARITY_INTERACTIONS, SHARE),
+        "popularity (rankwise.recsys.beyond.average_popularity); scale=quantile: Ekstrand et al., RecSys 2017 "
+        "(obscurity), LensKit MeanPopRank",
+        params=(POPULARITY_INTERACTIONS, SHARE, POPULARITY_SCALE),
         aliases=("AveragePopularity", "AvgRecPopularity"),
     ),
     MeasureSpec(

@@ -412,6 +412,7 @@ RS_METRICS = PeerNames(
     args={"k": K, "apply_mean": Arg(why="per-user values: --per-query", values={"True": "True"})},
 )
 
+CATALOGUE = Arg(why="the catalogue is data: catalog= (--catalog N)")
 LENSKIT = PeerNames(
     "lenskit",
     "LensKit",
@@ -425,8 +426,14 @@ LENSKIT = PeerNames(
         PeerName("Hit", "HitRate"),
         PeerName("RBP", None, why="LensKit's RBP (patience 0.85, optional normalisation) is not compared with "
                                   "rankwise's RBP"),
-        *_unsupported("a popularity or exposure statistic rankwise does not compute", "MeanPopRank", "ListGini",
-                      "ExposureGini", "entropy", "rank_biased_entropy"),
+        PeerName("ListGini", "Gini", args={"items": CATALOGUE}),
+        PeerName("ExposureGini", "Gini(weight=geometric)",
+                 args={"items": CATALOGUE, "weight": Arg(why="GeometricRankWeight(p) is Gini(weight=geometric,p=p)")}),
+        PeerName("MeanPopRank", "ARP(scale=quantile)",
+                 args={"data": Arg(why="the training interactions are data: train= (--train FILE)"),
+                       "count": Arg("popularity")}),
+        *_unsupported("a popularity or exposure statistic rankwise does not compute", "entropy",
+                      "rank_biased_entropy"),
         *_unsupported(RATING_ERROR, "RMSE", "MAE"),
         *_unsupported("a count, not a measure", "ListLength", "TestItemCount"),
         *_unsupported("compares two rankings with each other, or finds an item: not a measure of a ranking against "
@@ -459,8 +466,15 @@ ELLIOT = PeerNames(
     ),
 )
 
+EXPEVAL = PeerNames(
+    "expeval",
+    "expeval (Diaz et al., CIKM 2020)",
+    "diazf/expeval 69ab070: the names expeval.py prints (metrics.py Difference, Disparity, Relevance)",
+    _names(PeerName("difference", "EE-L"), PeerName("disparity", "EE-D"), PeerName("relevance", "EE-R")),
+)
+
 PEERS: tuple[PeerNames, ...] = (RANX, IR_MEASURES, TORCHMETRICS, SKLEARN, LIGHTGBM, XGBOOST, RECBOLE,
-                                MS_RECOMMENDERS, REPLAY, RECTOOLS, RS_METRICS, LENSKIT, ELLIOT)  # fmt: skip
+                                MS_RECOMMENDERS, REPLAY, RECTOOLS, RS_METRICS, LENSKIT, ELLIOT, EXPEVAL)  # fmt: skip
 """Every library whose names rankwise reads (each is carried by its dialect)."""
 
 
