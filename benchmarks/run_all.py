@@ -1,5 +1,5 @@
-"""The benchmark suite of issues #10 and #22 in one command: P1, the trec_eval drop-in, P2 with its scaling series,
-the beyond-accuracy measures, Spark, and the larger-than-memory case.
+"""The benchmark suite of issues #10, #22 and #23 in one command: P1, the trec_eval drop-in, the compat modules, P2
+with its scaling series, the beyond-accuracy measures, Spark, and the larger-than-memory case.
 
 Runs, one after the other, each in its own process (so one part's memory never weighs on the next):
 
@@ -8,6 +8,9 @@ Runs, one after the other, each in its own process (so one part's memory never w
 - drop-in ``bench_drop_in.py``: ``rankwise trec_eval`` against the trec_eval 10 binary (``$TREC_EVAL``, else built
   from ``../shared/tools/trec_eval``) on P1's files, each in its own process with its peak RSS, outputs compared
   byte for byte, on every core and on one;
+- compat ``bench_compat.py``: ``rankwise.compat.pytrec_eval``, ``.ranx`` and ``.ir_measures`` against pytrec_eval,
+  ranx (its first call and warm) and ir_measures on BEIR-shaped ``{query: {doc: value}}`` dicts (``--compat-sizes``,
+  default 1,000 × 1,000 and 10,000 × 100), each tool in its own process with its peak RSS, values compared;
 - P2 ``bench_recs.py``: recommendation lists of 0.1M, 1M and 5M users from DataFrames, rankwise against RePlay
   (polars and pandas), rs_metrics, MS Recommenders' python evaluation and torchmetrics, each tool in its own
   process with its peak RSS, values checked against rankwise under the matching dialect, time and bytes per row
@@ -29,7 +32,7 @@ torchmetrics; ``pip install --no-deps replay-rec recommenders`` the others, as `
 
     python benchmarks/run_all.py --output benchmarks/report.md      # the issue's sizes
     python benchmarks/run_all.py --queries 500 --docs 50 --users 20000 --repeat 1 \\
-        --gigabytes 0.02 --compare-gigabytes 0.02                    # quick check of the whole suite
+        --gigabytes 0.02 --compare-gigabytes 0.02 --compat-sizes 200x100  # quick check of the whole suite
     python benchmarks/run_all.py --parts p2 --users 1000000         # one part
 """
 
@@ -50,8 +53,8 @@ from bench_trec import processor, version
 
 HERE = Path(__file__).resolve().parent
 PACKAGES = ("numpy", "polars", "pandas", "pytrec-eval-terrier", "ranx", "numba", "replay-rec", "rs-metrics",
-            "recommenders", "torchmetrics", "torch")  # fmt: skip
-PARTS = ("p1", "drop-in", "p2", "beyond", "spark", "large")
+            "recommenders", "torchmetrics", "torch", "ir-measures")  # fmt: skip
+PARTS = ("p1", "drop-in", "compat", "p2", "beyond", "spark", "large")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,9 @@ def parts(args: argparse.Namespace) -> list[Part]:
         "drop-in": Part("drop-in", "rankwise trec_eval against the trec_eval binary",
                         [python, str(HERE / "bench_drop_in.py"), "--queries", str(args.queries), "--docs",
                          str(args.docs), "--repeat", str(max(args.repeat, 3)), "--threads", "1"]),
+        "compat": Part("compat", "The compat modules against pytrec_eval, ranx and ir_measures, from dicts",
+                       [python, str(HERE / "bench_compat.py"), "--sizes", args.compat_sizes, "--repeat",
+                        str(args.repeat)]),
         "p2": Part("p2", "P2: recommendation lists, with the scaling series", [python, str(HERE / "bench_recs.py"),
                    "--users", args.users, "--repeat", str(args.repeat), "--tools", args.tools,
                    "--peer-timeout", str(args.peer_timeout)]),
@@ -143,6 +149,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p1 = parser.add_argument_group("P1, TREC files")
     p1.add_argument("--queries", type=int, default=10_000, help="queries (default: 10000)")
     p1.add_argument("--docs", type=int, default=100, help="ranked documents per query (default: 100)")
+    compat = parser.add_argument_group("compat modules")
+    compat.add_argument(
+        "--compat-sizes",
+        default="1000x1000,10000x100",
+        help="QUERIESxDOCS of the dict inputs, comma-separated (default: 1000x1000,10000x100)",
+    )
     p2 = parser.add_argument_group("P2, recommendation lists")
     p2.add_argument(
         "--users",

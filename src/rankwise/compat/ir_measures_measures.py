@@ -146,15 +146,17 @@ class Evaluator:
         """A :class:`Metric` per (judged query, measure), a judged query missing from the run with its 0, queries in
         the result's order."""
         result = self._result(run)
+        per_query = result.per_query  # built once (a property)
         for query in result.query_ids:
-            values = result.per_query[query]
+            values = per_query[query]
             for measure, text in zip(self.measures, self._texts):
                 yield Metric(query, measure, float(values[text]))
 
     def calc(self, run: Any) -> CalcResults:
         """Both: each measure's aggregate and the per-query :class:`Metric` list, from one evaluation."""
         result = self._result(run)
-        metrics = [Metric(q, m, float(result.per_query[q][t])) for q in result.query_ids
+        per_query = result.per_query  # built once (a property)
+        metrics = [Metric(q, m, float(per_query[q][t])) for q in result.query_ids
                    for m, t in zip(self.measures, self._texts)]  # fmt: skip
         return CalcResults({m: float(result.aggregate[t]) for m, t in zip(self.measures, self._texts)}, metrics)
 
@@ -188,7 +190,7 @@ def _pairs(source: Any, value: str) -> dict[str, dict[str, Any]]:
     """``{query: {doc: value}}`` from a dict of dicts, an iterable of named tuples with ``query_id``, ``doc_id`` and
     ``value`` (``relevance`` or ``score``) fields, or a DataFrame with those columns."""
     if isinstance(source, Mapping):
-        return {str(q): {str(d): v for d, v in docs.items()} for q, docs in source.items()}
+        return {str(q): docs for q, docs in source.items()}  # doc ids and values read by rankwise.io
     columns = getattr(source, "columns", None)
     if columns is not None:  # a polars or pandas DataFrame
         rows: Iterable[Any] = zip(*(list(source[c]) for c in ("query_id", "doc_id", value)))

@@ -62,7 +62,7 @@ class RelevanceEvaluator:
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{query: {measure: value}}`` for every query in both the qrels and ``scores`` (``{query: {doc: score}}``),
         as pytrec_eval's ``evaluate``: trec_eval's per-query values (float32 scores, ties by doc id descending)."""
-        run = {str(q): {str(d): float(s) for d, s in docs.items()} for q, docs in scores.items()}
+        run = {str(q): docs for q, docs in scores.items()}  # as given: rankwise.io reads them at once
         common = [q for q in run if self._qrels.get(q)]
         if not common or not self._measures:
             return {q: {} for q in common}
@@ -75,9 +75,10 @@ class RelevanceEvaluator:
         except MeasureError as exc:
             raise ValueError(str(exc)) from None
         labels = [str(self._measures[k]) for k in keys]
+        per_query = result.per_query  # built once (a property)
         out: dict[str, dict[str, float]] = {}
         for query in common:
-            values = result.per_query.get(query, {})
+            values = per_query.get(query, {})
             emptied = not run[query] or (self._judged_only and not any(self._qrels[query].get(d, -1) >= 0
                                                                         for d in run[query]))  # fmt: skip
             row = {}

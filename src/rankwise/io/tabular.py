@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
+from functools import cache
+from itertools import chain, repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import numpy as np
     import polars as pl
 else:
     from .lazy import polars as pl
@@ -178,44 +181,90 @@ def _id_columns(header: list[str], kind: Kind, given: Mapping[str, str] | None, 
 def dict_to_table(
     data: Mapping[Any, Mapping[Any, Any]], kind: Kind, name: str, threshold: float | None = None,
     grades: Grades = "integer",
-) -> Table:
+) -> Table:  # fmt: skip
     """A validated :class:`Table` from ``{query_id: {doc_id: score_or_grade}}`` (``grades``: see
-    :func:`rankwise.io.table.make_table`)."""
-    qids, dids, values = [], [], []
-    for qid, docs in data.items():
+    :func:`rankwise.io.table.make_table`): one row per (query, doc) entry, in the dicts' order.
+
+    No Python code runs per entry when the ids are ``str``/``int`` and the values plain numbers (Python or numpy
+    ``int``/``float``): the dicts are flattened by ``itertools.chain`` over their key and value views, the types
+    checked once per distinct type, the values converted by ``numpy.fromiter`` and the query ids repeated by a polars
+    ``gather``. Anything else (and any value to refuse) goes through :func:`_dict_value` entry by entry, so a bad
+    value is reported exactly as before, by the first entry that holds one."""
+    import numpy as np
+
+    queries, dicts = list(data), list(data.values())
+    for qid, docs in zip(queries, dicts):
         if not isinstance(docs, Mapping):
             raise InputError(f"{name}: query {qid!r} maps to {type(docs).__name__}, expected {{doc_id: value}}")
-        for did, value in docs.items():
-            qids.append(qid)
-            dids.append(did)
-            values.append(value)
-    if not qids:
+    sizes = np.fromiter(map(len, dicts), dtype=np.int64, count=len(dicts))
+    if not sizes.any():
         raise EmptyInputError(f"{name}: no {'judgments' if kind == 'qrels' else 'ranked documents'} found")
-    for label, ids in (("query", qids), ("doc", dids)):
-        check_dict_ids(ids, label, name)
+    filled = [q for q, size in zip(queries, sizes.tolist()) if size]  # a query without entries gives no row
+    check_dict_ids(filled, "query", name)
+    dids = list(chain.from_iterable(dicts))
+    check_dict_ids(dids, "doc", name)
+    values = list(chain.from_iterable([docs.values() for docs in dicts]))
     integers = kind == "qrels" and threshold is None and grades == "integer"
-    checked = [_dict_value(value, integers, f"{name}: query {qid!r} doc {did!r}") for qid, did, value in
-               zip(qids, dids, values)]  # fmt: skip
+    checked: Any = _plain_values(values, integers)
+    if checked is None:
+        qids = chain.from_iterable(map(repeat, queries, sizes.tolist()))
+        checked = [_dict_value(value, integers, f"{name}: query {qid!r} doc {did!r}") for qid, did, value in
+                   zip(qids, dids, values)]  # fmt: skip
+    rows = np.repeat(np.arange(len(filled), dtype=np.int64), sizes[sizes > 0])  # each entry's query in `filled`
     frame = pl.DataFrame(
         {
-            QID: pl.Series(QID, [str(q) for q in qids], dtype=pl.String),
-            DOCID: pl.Series(DOCID, [str(d) for d in dids], dtype=pl.String),
+            QID: _id_strings(filled).gather(rows).alias(QID),
+            DOCID: _id_strings(dids).alias(DOCID),
             VALUE: pl.Series(VALUE, checked, dtype=pl.Int64 if integers else pl.Float64),
         }
     )
     return make_table(frame, kind, Origin(name), threshold=threshold, grades=grades)
 
 
+def _id_strings(ids: list[Any]) -> pl.Series:
+    """Checked ids (:func:`check_dict_ids`) as a String series, each ``str(id)``: a list of ``str`` as it is (no
+    call per id), any other through ``map(str, ...)``."""
+    if set(map(type, ids)) <= {str}:
+        return pl.Series(ids, dtype=pl.String)
+    return pl.Series(list(map(str, ids)), dtype=pl.String)
+
+
 def check_dict_ids(ids: list[Any], label: str, name: str) -> None:
     """Refuse, naming ``name`` and the ``label`` (query, doc, ...), the first id of a dict input that is neither a
     string nor an integer: a float (never cast), a bool, None (never the text ``"None"``: the DataFrame readers
-    refuse a null id too)."""
+    refuse a null id too). Ids of the types ``str`` and ``int`` alone are accepted by one look at their types."""
+    if set(map(type, ids)) <= {str, int}:
+        return
     bad = [i for i in ids if isinstance(i, (float, bool)) or not isinstance(i, (str, int))][:1]
     if bad:
         raise InputError(f"{name}: {label} id {bad[0]!r} must be a string or an integer")
 
 
 INT64_MAX = 2**63 - 1
+
+
+@cache
+def _plain_types(integer: bool) -> frozenset[type]:
+    """The value types :func:`_plain_values` converts with ``numpy.fromiter``: those whose numpy conversion to int64
+    (``integer``) or float64 is :func:`_dict_value`'s ``int(value)`` / ``float(value)``, overflow raising
+    ``OverflowError`` in both. ``bool``, subclasses, ``uint64`` and ``longdouble`` are left to :func:`_dict_value`."""
+    import numpy as np
+
+    integers = {int, *(np.dtype(code).type for code in np.typecodes["AllInteger"])} - {np.uint64, np.ulonglong}
+    return frozenset(integers if integer else {*integers, float, np.float16, np.float32, np.float64})
+
+
+def _plain_values(values: list[Any], integer: bool) -> np.ndarray | None:
+    """``values`` as one int64 (``integer``) or float64 array, equal to :func:`_dict_value` of each, when every
+    value is of a :func:`_plain_types` type and in range; else None, and the caller checks each value."""
+    import numpy as np
+
+    if not set(map(type, values)) <= _plain_types(integer):
+        return None
+    try:
+        return np.fromiter(values, dtype=np.int64 if integer else np.float64, count=len(values))
+    except OverflowError:  # an int beyond int64 (a grade) or float64 (a score): _dict_value names it
+        return None
 
 
 def _dict_value(value: Any, integer: bool, where: str) -> int | float:
