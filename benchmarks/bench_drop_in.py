@@ -32,7 +32,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_trec import ROOT, dataset, log, processor, rankwise_executable, version
+from bench_trec import ROOT, compile_bytecode, dataset, log, processor, rankwise_executable, version
 
 SHARED_SOURCE = ROOT.parent.parent / "shared" / "tools" / "trec_eval"
 MEASURES = ("-m", "ndcg_cut.10", "-m", "map", "-m", "recip_rank", "-m", "P.10")
@@ -100,6 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--trec-eval", help="the trec_eval binary (default: $TREC_EVAL, else built from ../shared)")
     parser.add_argument("--threads", type=int, help="also time rankwise with RANKWISE_THREADS set to this")
     args = parser.parse_args(argv)
+    compile_bytecode()
     binary = trec_eval_binary(args.trec_eval)
     data = dataset(ROOT / "data", args.queries, args.docs, args.seed)
     files = [str(data.qrels), str(data.run)]

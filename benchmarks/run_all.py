@@ -49,7 +49,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench_trec import processor, version
+from bench_trec import compile_bytecode, processor, version
 
 HERE = Path(__file__).resolve().parent
 PACKAGES = ("numpy", "polars", "pandas", "pytrec-eval-terrier", "ranx", "numba", "replay-rec", "rs-metrics",
@@ -175,6 +175,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
                        help="size of the run evaluated both in memory and streamed, outputs compared (default: 1; "
                        "0 skips it)")  # fmt: skip
     args = parser.parse_args(argv)
+    compile_bytecode()
     args.part_list = [p.strip() for p in args.parts.split(",") if p.strip()]
     unknown = [p for p in args.part_list if p not in PARTS]
     if unknown or not args.part_list:
