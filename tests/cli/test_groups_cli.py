@@ -36,7 +36,7 @@ def test_the_table_shows_every_group_with_its_size_and_the_gap(group_file: str) 
         row = next(line.split() for line in lines if line.startswith(f"{label} "))
         assert int(row[1]) == expected.sizes[label]
         assert float(row[2]) == pytest.approx(expected.row(label, "nDCG@10").mean, abs=5e-5)
-    gap_row = next(line.split() for line in lines if line.startswith("AP ") and len(line.split()) == 7)
+    gap_row = next(line.split() for line in lines if line.startswith("AP ") and len(line.split()) == 8)
     gap = expected.gap("AP")
     assert gap_row[1:3] == [gap.highest, gap.lowest] and float(gap_row[3]) == pytest.approx(gap.difference, abs=5e-5)
     assert "1 id is no evaluated query (not labelled): 999" in err

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import rankwise.kernels
-from rankwise.kernels import KERNELS, beyond, exposure, gain, intent, pairwise, precision, user_model
+from rankwise.kernels import KERNELS, beyond, exposure, fairness, gain, intent, overlap, pairwise, precision, user_model
 from rankwise.measures.catalog import FAMILIES
 
 FAMILY_DICTS = {
@@ -19,6 +19,8 @@ FAMILY_DICTS = {
     "user_model": user_model.USER_MODEL_KERNELS,
     "beyond": beyond.BEYOND_KERNELS,
     "exposure": exposure.EXPOSURE_KERNELS,
+    "fairness": fairness.FAIRNESS_KERNELS,
+    "overlap": overlap.OVERLAP_KERNELS,
     "intent": intent.INTENT_KERNELS,
 }
 PACKAGE = Path(rankwise.kernels.__file__).parent

@@ -55,7 +55,8 @@ def test_every_parameter_value_of_every_family_constructs_and_computes(spec) -> 
                 continue
             result = rankwise.evaluate(qrels, run, [measure], train={"q": ["t"]}, catalog=10,  # Elliot's AUC
                                        subtopics=_subtopics(qrels),  # intent-aware measures
-                                       features=FEATURES)  # ILD, Serendipity  # fmt: skip
+                                       features=FEATURES, baseline=run,  # ILD, Serendipity; RBO, LIP
+                                       item_groups={"a": "g1", "c": "g2", "x": "g2"})  # AWRF, RSP, REO  # fmt: skip
             assert len(result.values[0]) == 2
 
 

@@ -189,7 +189,7 @@ def _noted_queries(result: rankwise.EvaluationResult, key: str) -> str:
 @pytest.mark.parametrize("dialect", [d.key for d in DIALECTS])
 def test_explain_states_the_query_set_evaluate_averages_over(data: dict, dialect: str) -> None:
     options = {"threshold": 4, "train": data["train"], "catalog": 50, "features": data["features"],
-               "baseline": data["baseline"]}  # fmt: skip
+               "baseline": data["baseline"], "item_groups": "popularity"}  # fmt: skip
     measures = _dialect_measures(next(d for d in DIALECTS if d.key == dialect))
     try:
         results = [rankwise.evaluate(data["truth"], data["recs"], measures, dialect=dialect, **options)]

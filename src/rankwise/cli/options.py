@@ -74,7 +74,7 @@ OPTIONS: dict[str, CommandLineOption] = {
                         help="Item features (CSV/TSV/parquet: an item id column and numeric columns) for ILD and "
                              "Serendipity with kind=feature_cosine or feature_hamming."),
     "baseline": _option("--baseline", default=None, metavar="RUN",
-                        help="Another model's lists (a run file) for Unexpectedness."),
+                        help="Another model's lists (a run file) for Unexpectedness, RBO and LIP."),
     "grades": _option("--grades", type=click.Choice(["integer", "real"]), default=None,
                       help="Read qrels values as integer grades (trec_eval) or real-valued ones (an LLM judge's 0.73: "
                            "gains as given; measures that threshold grades need rel=) [default: integer]."),
@@ -91,6 +91,10 @@ OPTIONS: dict[str, CommandLineOption] = {
                           "(Elliot's AUC family needs them)."),
     "catalog": _option("--catalog", type=int, default=None, metavar="N",
                        help="Number of items in the catalogue [default: the items in --train]."),
+    "item_groups": _option("--item-groups", default=None, metavar="FILE:COLUMN|popularity",
+                           help="Item groups for AWRF, FairScore, RSP and REO: a column of a CSV/TSV/parquet file or "
+                                "RecBole .item file (ml-100k.item:class; one label per item), or popularity (the "
+                                "head/tail split of the --train items, 0.8 of the interactions in the head)."),
     "groups": _option("--groups", default=None, metavar="FILE:COLUMN|activity",
                       help="Split every measure by user (query) group: a column of a CSV/TSV/parquet file or RecBole "
                            ".user file (ml-100k.user:gender), or activity (training interactions per user from "

@@ -13,7 +13,11 @@ measure's per-query values :math:`x_q` (undefined ones left out),
 - between groups: difference :math:`\max_g \bar x_g - \min_g \bar x_g` and ratio :math:`\min_g \bar x_g / \max_g
   \bar x_g` (``difference()``/``ratio()``, ``method="between_groups"``), naming the highest and the lowest group;
 - to the overall mean: :math:`\max_g |\bar x_g - \bar x|` and :math:`\min_g \min(\bar x_g / \bar x, \bar x / \bar
-  x_g)` (``method="to_overall"``).
+  x_g)` (``method="to_overall"``);
+- the mean absolute difference over every pair of groups, :math:`\mathrm{MAD} = \binom{n}{2}^{-1} \sum_{g < h}
+  |\bar x_g - \bar x_h|` over the :math:`n` groups with a mean (NaN for fewer than two): Elliot's MAD (Deldjoo et
+  al., *A flexible framework for evaluating user and item fairness for recommender systems*, UMUAI 31, 2021;
+  :func:`mean_absolute_difference` says which Elliot metric it equals).
 
 Groups whose mean is undefined (no query, or no defined value) are left out of the differences and ratios; a ratio
 over a zero or negative largest mean is undefined (NaN), and a group mean of 0 gives the ratio to the overall mean 0
@@ -57,7 +61,8 @@ class GroupRow:
 class GroupGap:
     """How far apart the groups are on one measure: ``highest`` and ``lowest`` group, ``difference`` = highest −
     lowest mean and ``ratio`` = lowest / highest (fairlearn's ``between_groups``), and ``to_overall_difference``,
-    ``to_overall_ratio`` against the ``overall`` mean (fairlearn's ``to_overall``)."""
+    ``to_overall_ratio`` against the ``overall`` mean (fairlearn's ``to_overall``), and ``mad``, the mean absolute
+    difference between the means of every pair of groups (Elliot's MAD, :func:`mean_absolute_difference`)."""
 
     measure: str
     highest: str
@@ -67,6 +72,7 @@ class GroupGap:
     overall: float
     to_overall_difference: float
     to_overall_ratio: float
+    mad: float
 
 
 @dataclass(frozen=True)
@@ -170,7 +176,32 @@ def gap(measure: str, labels: Sequence[str], per_group: Sequence[np.ndarray]) ->
     defined = to_overall[~np.isnan(to_overall)]
     nearest = float(defined.min()) if defined.size else math.nan
     return GroupGap(measure, highest, lowest, means[highest] - means[lowest], _ratio(means[lowest], means[highest]),
-                    overall, float(np.abs(values - overall).max()), nearest)  # fmt: skip
+                    overall, float(np.abs(values - overall).max()), nearest,
+                    mean_absolute_difference(values))  # fmt: skip
+
+
+def mean_absolute_difference(means: np.ndarray) -> float:
+    r"""The mean absolute difference between every pair of group means: :math:`\mathrm{MAD} = \binom{n}{2}^{-1}
+    \sum_{g < h} |\bar x_g - \bar x_h|` over the :math:`n` means given (in label order); NaN for fewer than two.
+
+    Elliot's MAD (Deldjoo, Anelli, Zamani, Bellogín & Di Noia, UMUAI 31, 2021), as sisinflab/elliot at fc27efe
+    computes it: elliot/evaluation/metrics/fairness/MAD/UserMADranking.py:130-135 (and UserMADrating.py:93-98)
+    averages each user cluster's values, ``avg = [self._sum[i]/self._n_users[i] ...]``, and returns
+    ``np.average`` of ``abs(avg[i] - avg[j])`` for every ``i < j``. So the MAD of the group table's row of a
+    measure is **UserMADranking** when the measure is Elliot's nDCG@k (``--dialect elliot``'s ``nDCG@k``: the
+    per-user value of UserMADranking.py:91-115 is the code of accuracy/ndcg/ndcg.py:68-92), over Elliot's users
+    (those with a relevant item, UserMADranking.py:123: the elliot dialect's query set), and the groups are its user
+    clusters (its ``clustering_file``: ``--groups FILE:COLUMN``). UserMADrating averages the predicted scores of each
+    top k (UserMADrating.py:78), which is no rankwise measure; ItemMADranking / ItemMADrating group items, not
+    users. One difference: a cluster without users makes Elliot's average 0/0, so its MAD NaN; here a group without
+    a mean is left out, as in the other gaps."""
+    values = np.asarray(means, dtype=np.float64)
+    if values.size < 2:
+        return math.nan
+    # UserMADranking.py:131-135: for i in range(n): for j in range(i + 1, n): differences.append(abs(avg[i] - avg[j]));
+    # return np.average(differences)
+    first, second = np.triu_indices(values.size, k=1)  # every i < j, in Elliot's order
+    return float(np.abs(values[first] - values[second]).mean())
 
 
 def _ratio(low: float, high: float) -> float:
@@ -256,4 +287,14 @@ def compare_groups(comparison: Comparison) -> GroupComparison | None:
     return GroupComparison(groups.name, groups.labels, groups.sizes, tuple(parts))
 
 
-__all__ = ["GroupComparison", "GroupGap", "GroupRow", "GroupTable", "compare_groups", "finite", "gap", "group_table"]
+__all__ = [
+    "GroupComparison",
+    "GroupGap",
+    "GroupRow",
+    "GroupTable",
+    "compare_groups",
+    "finite",
+    "gap",
+    "group_table",
+    "mean_absolute_difference",
+]

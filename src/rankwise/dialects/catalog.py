@@ -535,7 +535,7 @@ DIALECTS: tuple[Dialect, ...] = (
             "Coverage": {"over": "count"},
             "ARP": {"popularity": "users"},
         },
-        measure_queries=BEYOND_QUERIES,
+        measure_queries={**BEYOND_QUERIES, "RSP": "run"},  # rsp.py:108-109: every user with recommendations
         ratings="graded",
         known_bugs=(
             "AUC/GAUC/LAUC: Elliot counts catalogue − training items − R + 1 negatives, one more than there are, so "

@@ -71,6 +71,8 @@ class Aligned:
     (only when training interactions were given)."""
     doc: np.ndarray | None = None
     """Per row: the code of its doc id in ``doc_ids``."""
+    qrel_doc: np.ndarray | None = None
+    """Per judgment (in the order of ``qrel_qidx``): the code of its doc id in ``doc_ids``."""
     doc_ids: pl.Series | None = None
     """The distinct doc ids ``doc`` codes (run and qrels); read them with :meth:`doc_id_series`, which builds them on
     first use where alignment left them to ``doc_id_source``."""
@@ -315,6 +317,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         accounting=accounting,
         tie_group=tie_group,
         doc=doc,
+        qrel_doc=judged_doc,
         doc_ids=coded.doc_ids,
         doc_id_source=coded.all_doc_ids,
     )

@@ -12,7 +12,7 @@ every query range. Each lookup codes the distinct doc ids once and gathers by do
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -137,6 +137,8 @@ class Training:
     """Item features (a table with an item id column; see :func:`~.similarity.feature_matrix`), or None."""
     baseline: Table | None = None
     """Another model's lists (a run table), for unexpectedness, or None."""
+    item_groups: Mapping[str, str | None] | None = None
+    """Item groups: ``{item id: group label}`` (None: the item is in no group), for the fairness measures, or None."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -237,13 +239,56 @@ def seen_in_training(a: Aligned, measure: str) -> np.ndarray:
     return pairs_present(a, training_index(a, measure))
 
 
-def pairs_present(a: Aligned, index: TrainingIndex) -> np.ndarray:
-    """Per row: whether the (user, item) pair of the row is one of ``index``'s: a binary search of the item's code
-    among the user's items (:func:`.rowops.lookup`), O(rows · log items per user). A user not in the index
-    searches an empty slice past the last user's; an item not in it has code −1, which no slice holds (and −2
-    marks what is not found)."""
+def pairs_present(a: Aligned, index: TrainingIndex, judgments: bool = False) -> np.ndarray:
+    """Per row (per judgment with ``judgments``): whether the (user, item) pair of the row is one of ``index``'s: a
+    binary search of the item's code among the user's items (:func:`.rowops.lookup`), O(rows · log items per user).
+    A user not in the index searches an empty slice past the last user's; an item not in it has code −1, which no
+    slice holds (and −2 marks what is not found)."""
     users = index.user_codes(a.query_ids)
     users[users < 0] = len(index.users)
     offsets = np.append(index.offsets, index.offsets[-1])
-    item = index.item_codes(a.doc_id_series())[a.doc]  # type: ignore[index]
-    return lookup(users[a.qidx], item, offsets, index.user_items, index.user_items, -2) == item
+    qidx, doc = (a.qrel_qidx, a.qrel_doc) if judgments else (a.qidx, a.doc)
+    item = index.item_codes(a.doc_id_series())[doc]  # type: ignore[index]
+    return lookup(users[qidx], item, offsets, index.user_items, index.user_items, -2) == item
+
+
+def long_tail_mask(items: pl.Series, users: np.ndarray, head_share: float | None, tail_ratio: float | None
+                   ) -> np.ndarray:  # fmt: skip
+    """Per training item (``items`` as text, ``users`` its number of training users = distinct interactions):
+    whether it is in the long tail, by one of two definitions:
+
+    - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
+      (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
+      crosses included; every other training item is long tail.
+    - ``tail_ratio`` = t (RecBole ``TailPercentage``): t > 1: items with at most t interactions; t ≤ 1: the
+      max(⌊t · n_items⌋, 1) least popular items (ties by item id).
+
+    Ties by item id: ids that are integers in integer order first, then the others as text."""
+    if (head_share is None) == (tail_ratio is None):
+        raise MeasureError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
+    counts = pl.DataFrame({"item": items.cast(pl.String), "len": np.asarray(users, dtype=np.int64),
+                           "at": np.arange(len(items))})  # fmt: skip
+    by_id = [pl.col("item").cast(pl.Int64, strict=False), pl.col("item")]
+    mask = np.zeros(len(items), dtype=bool)
+    if head_share is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], descending=[True, False, False], nulls_last=True)
+        before = ordered.get_column("len").cum_sum() - ordered.get_column("len")
+        mask[ordered.filter(before >= head_share * float(ordered.get_column("len").sum())).get_column("at")] = True
+    elif tail_ratio is not None and tail_ratio > 1:
+        mask[counts.filter(pl.col("len") <= tail_ratio).get_column("at").to_numpy()] = True
+    elif tail_ratio is not None:
+        ordered = counts.sort([pl.col("len"), *by_id], nulls_last=True)
+        mask[ordered.head(max(int(ordered.height * tail_ratio), 1)).get_column("at").to_numpy()] = True
+    return mask
+
+
+POPULARITY_LABELS = ("head", "tail")
+"""The groups of the built-in popularity split of items (:func:`popularity_labels`)."""
+
+
+def popularity_labels(index: TrainingIndex, head_share: float) -> dict[str, str]:
+    """``{training item: "head" | "tail"}``: the short head and the long tail of :func:`long_tail_mask` with
+    ``head_share`` (Elliot's popularity split, elliot/evaluation/popularity_utils/popularity.py:37-53 at fc27efe,
+    which PopRSP and PopREO read); items without training interactions are in neither."""
+    tail = long_tail_mask(index.items, index.item_users, head_share, None)
+    return dict(zip(index.items.to_list(), np.where(tail, POPULARITY_LABELS[1], POPULARITY_LABELS[0]).tolist()))

@@ -13,7 +13,8 @@ The modules, named as the modules of measure definitions in :mod:`rankwise.measu
 - one module per group of families, each with a ``<GROUP>_KERNELS`` dict (family name → kernel):
   :mod:`.precision` (P, R, AP, bpref, the counts, ...), :mod:`.gain` (DCG, nDCG, ...), :mod:`.pairwise` (KendallTau,
   AUC, ...), :mod:`.user_model` (RBP, ERR, the C/W/L measures, Compat), :mod:`.beyond` (the beyond-accuracy
-  measures), :mod:`.exposure` (expected exposure), :mod:`.intent` (the intent-aware measures of ndeval);
+  measures), :mod:`.exposure` (expected exposure), :mod:`.fairness` (AWRF, RSP, REO over item groups), :mod:`.intent`
+  (the intent-aware measures of ndeval), :mod:`.overlap` (RBO, LIP: each list against a reference list);
 - :mod:`.aggregate`: from the per-query values to one number (:func:`~.aggregate.aggregation_inputs`,
   :func:`~.aggregate.aggregate_from`), calling into the families whose aggregate needs more than the values.
 
@@ -34,8 +35,10 @@ from .aggregate import ROWS_PER_QUERY, AggregationInputs, aggregate_from, aggreg
 from .beyond import BEYOND_KERNELS
 from .common import Kernel, apply_empty_policy
 from .exposure import EXPOSURE_KERNELS
+from .fairness import FAIRNESS_KERNELS
 from .gain import GAIN_KERNELS
 from .intent import INTENT_KERNELS
+from .overlap import OVERLAP_KERNELS
 from .pairwise import PAIRWISE_KERNELS
 from .precision import PRECISION_KERNELS
 from .user_model import USER_MODEL_KERNELS
@@ -58,6 +61,8 @@ KERNELS: dict[str, Kernel] = {
     **USER_MODEL_KERNELS,
     **BEYOND_KERNELS,
     **EXPOSURE_KERNELS,
+    **FAIRNESS_KERNELS,
+    **OVERLAP_KERNELS,
     **INTENT_KERNELS,
 }
 """Measure family name → its kernel (each family in the dict of exactly one module)."""

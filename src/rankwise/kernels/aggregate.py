@@ -8,7 +8,7 @@ inputs of consecutive query ranges concatenate (:func:`concatenate_inputs`), so 
 exactly as the whole.
 
 This module sits above the family modules: it imports the few family functions these aggregations need
-(:mod:`.precision`, :mod:`.pairwise`, :mod:`.beyond`) and no family imports it.
+(:mod:`.precision`, :mod:`.pairwise`, :mod:`.beyond`, :mod:`.fairness`) and no family imports it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from ..errors import MeasureError
 from ..measures.spec import Measure
 from .beyond import global_aggregate, global_inputs
 from .common import list_length
+from .fairness import GROUP_RATES, group_rate_aggregate, group_rate_inputs
 from .pairwise import auc_positives, pooled_auc, pooled_auc_inputs
 from .precision import f1_parts, f_beta, precision_recall_curves, recall_at_precision_of_curves
 
@@ -49,6 +50,9 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
     if how == "from_means":
         p, r = f1_parts(a, m, rel)
         return {"values": values, "p": p, "r": r}
+    if how == "global" and m.name in GROUP_RATES:  # per query and item group N_ug and D_ug (fairness)
+        numerator, denominator, per_query = group_rate_inputs(a, m, rel)
+        return {"values": values, "num": numerator, "den": denominator, ROWS_PER_QUERY: per_query}
     if how == "global":  # a key per counted row, with the catalogue size (see beyond.global_inputs)
         items, sizes, per_query, weight = global_inputs(a, m)
         return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query, "weight": weight}
@@ -79,10 +83,13 @@ def aggregate_from(m: Measure, inputs: AggregationInputs) -> float:
     query's AUC counted; ``pooled``: one value from all rows at once (:func:`rankwise.kernels.pairwise.pooled_auc`);
     ``from_means``: F_β of the mean P and the mean R over the queries with a defined value (DL-RS-Eval); ``curve``:
     the largest mean R@j whose mean P@j reaches min_precision (torchmetrics); ``global``: one value from the items of
-    all lists (:func:`rankwise.kernels.beyond.global_aggregate`)."""
+    all lists (:func:`rankwise.kernels.beyond.global_aggregate`; RSP and REO from the groups' rates,
+    :func:`rankwise.kernels.fairness.group_rate_aggregate`)."""
     how, values = m.aggregation, inputs["values"]
     if how == "pooled":
         return pooled_auc(m, inputs)
+    if how == "global" and m.name in GROUP_RATES:
+        return group_rate_aggregate(m, inputs, inputs[ROWS_PER_QUERY])
     if how == "global":
         return global_aggregate(m, inputs)
     if how == "curve":

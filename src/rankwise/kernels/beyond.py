@@ -31,6 +31,7 @@ from ..engine.training import (
     in_items,
     item_keys,
     item_popularity,
+    long_tail_mask,
     pairs_present,
     per_row_of_items,
     seen_in_training,
@@ -82,36 +83,6 @@ def self_information_of(counts: np.ndarray, total: int, cold: str, normalise: bo
     if normalise:
         information = information / math.log2(total) if total > 1 else np.zeros_like(information)
     return information
-
-
-def long_tail_mask(items: pl.Series, users: np.ndarray, head_share: float | None, tail_ratio: float | None
-                   ) -> np.ndarray:  # fmt: skip
-    """Per training item (``items`` as text, ``users`` its number of training users = distinct interactions):
-    whether it is in the long tail, by one of two definitions:
-
-    - ``head_share`` = h (Elliot, after Abdollahpouri et al. 2017): items sorted by training users descending
-      (ties by item id) form the short head until their interactions reach h · (all interactions), the item that
-      crosses included; every other training item is long tail.
-    - ``tail_ratio`` = t (RecBole ``TailPercentage``): t > 1: items with at most t interactions; t ≤ 1: the
-      max(⌊t · n_items⌋, 1) least popular items (ties by item id).
-
-    Ties by item id: ids that are integers in integer order first, then the others as text."""
-    if (head_share is None) == (tail_ratio is None):
-        raise MeasureError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
-    counts = pl.DataFrame({"item": items.cast(pl.String), "len": np.asarray(users, dtype=np.int64),
-                           "at": np.arange(len(items))})  # fmt: skip
-    by_id = [pl.col("item").cast(pl.Int64, strict=False), pl.col("item")]
-    mask = np.zeros(len(items), dtype=bool)
-    if head_share is not None:
-        ordered = counts.sort([pl.col("len"), *by_id], descending=[True, False, False], nulls_last=True)
-        before = ordered.get_column("len").cum_sum() - ordered.get_column("len")
-        mask[ordered.filter(before >= head_share * float(ordered.get_column("len").sum())).get_column("at")] = True
-    elif tail_ratio is not None and tail_ratio > 1:
-        mask[counts.filter(pl.col("len") <= tail_ratio).get_column("at").to_numpy()] = True
-    elif tail_ratio is not None:
-        ordered = counts.sort([pl.col("len"), *by_id], nulls_last=True)
-        mask[ordered.head(max(int(ordered.height * tail_ratio), 1)).get_column("at").to_numpy()] = True
-    return mask
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -373,12 +344,14 @@ def reads_all_training(m: Measure) -> bool:
 
 def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]]) -> None:
     """Refuse, on an engine whose tasks see only their own users' training interactions (Spark), a measure that
-    reads all of them (:func:`reads_all_training`), or item features or a baseline's lists, which it does not
-    take."""
+    reads all of them (:func:`reads_all_training`), or item features, a baseline's lists or item groups, which it
+    does not take."""
     for key, measure in pairs:
         if reads_all_training(measure):
             raise MeasureError(f"{key}: each Spark task sees only its users' training interactions and this measure "
                                "reads all of them (item popularity, the training items): use rankwise.evaluate")
-        if measure.name in ("ILD", "Unexpectedness"):
+        if measure.name in ("ILD", "Unexpectedness", "RBO", "LIP"):
             raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item features or baseline lists: use "
                                "rankwise.evaluate")  # fmt: skip
+        if measure.name in ("AWRF", "nDCG-AWRF", "RSP", "REO"):
+            raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item groups: use rankwise.evaluate")

@@ -6,8 +6,8 @@ R = number of judged documents with g ≥ rel, k the cutoff (the whole ranking w
 H_k = Σ_{i≤k} h_i, P@i = H_i / i.
 
 The families are defined by group, one module each, named like the kernel modules of ``rankwise.kernels``:
-:mod:`.precision`, :mod:`.gain`, :mod:`.pairwise`, :mod:`.user_model`, :mod:`.beyond`, :mod:`.exposure` and
-:mod:`.intent`.
+:mod:`.precision`, :mod:`.gain`, :mod:`.pairwise`, :mod:`.user_model`, :mod:`.beyond`, :mod:`.exposure`,
+:mod:`.fairness`, :mod:`.overlap` and :mod:`.intent`.
 A parameter (or reference text) that several families share is in :mod:`.params`; one family's own is next to it.
 This module puts them in one order, ``_ORDER`` (the order ``rankwise measures`` lists them in), and looks names up.
 
@@ -22,7 +22,7 @@ import difflib
 import re
 
 from ..errors import MeasureError
-from . import beyond, exposure, gain, intent, pairwise, precision, user_model
+from . import beyond, exposure, fairness, gain, intent, overlap, pairwise, precision, user_model
 from .spec import MeasureSpec, use_catalog
 from .trec_names import all_trec_names
 
@@ -41,6 +41,8 @@ _ORDER: tuple[str, ...] = (
     "Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP", "ILD", "Serendipity", "Unexpectedness",
     "LongTail",  # beyond
     "EE-L", "EE-D", "EE-R",  # exposure
+    "AWRF", "nDCG-AWRF", "RSP", "REO",  # fairness
+    "RBO", "LIP",  # overlap
     "alpha-DCG", "alpha-nDCG", "ERR-IA", "nERR-IA", "NRBP", "nNRBP", "AP-IA", "P-IA", "StRecall",  # intent
 )  # fmt: skip
 
@@ -48,7 +50,7 @@ _ORDER: tuple[str, ...] = (
 def _assemble() -> tuple[MeasureSpec, ...]:
     """The families of every group module in ``_ORDER``; each must be defined once and listed once."""
     defined: dict[str, MeasureSpec] = {}
-    for module in (precision, gain, pairwise, user_model, beyond, exposure, intent):
+    for module in (precision, gain, pairwise, user_model, beyond, exposure, fairness, overlap, intent):
         for spec in module.FAMILIES:
             if spec.name in defined:
                 raise RuntimeError(f"measure family {spec.name!r} is defined twice")

@@ -413,6 +413,7 @@ RS_METRICS = PeerNames(
 )
 
 CATALOGUE = Arg(why="the catalogue is data: catalog= (--catalog N)")
+REFERENCE = Arg(why="the reference lists are data: baseline= (--baseline RUN)")
 LENSKIT = PeerNames(
     "lenskit",
     "LensKit",
@@ -436,8 +437,11 @@ LENSKIT = PeerNames(
                       "rank_biased_entropy"),
         *_unsupported(RATING_ERROR, "RMSE", "MAE"),
         *_unsupported("a count, not a measure", "ListLength", "TestItemCount"),
-        *_unsupported("compares two rankings with each other, or finds an item: not a measure of a ranking against "
-                      "judgments", "rank_biased_overlap", "least_item_promoted"),
+        PeerName("rank_biased_overlap", "RBO", aliases=("RBO",), cutoff=10, args={
+            "reference": REFERENCE, "weight": Arg(why="GeometricRankWeight(p) is RBO(p=p); no other weight")},
+                 note="the reranked list is the run; the reference, the baseline's list (baseline=, --baseline RUN)"),
+        PeerName("least_item_promoted", "LIP", aliases=("LIP",), cutoff=10, args={"reference": REFERENCE},
+                 note="the reranked list is the run; the reference, the baseline's list (baseline=, --baseline RUN)"),
     ),
     args={"n": K, "k": K},
     positional="n",
@@ -461,8 +465,12 @@ ELLIOT = PeerNames(
         PeerName("ARP", "ARP"),
         PeerName("APLT", "LongTail"),
         PeerName("ACLT", "LongTail(count=yes)"),
-        *_unsupported("not a measure rankwise computes", "nDCGRendle2020", "MAR", "EFD", "EPC", "PopREO", "PopRSP",
-                      "UserCoverage", "Gini", "SEntropy", "BiasDisparityBD", "ExtendedEPC"),
+        PeerName("PopRSP", "RSP(groups=popularity)"),
+        PeerName("PopREO", "REO(groups=popularity)"),
+        PeerName("RSP", "RSP", note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
+        PeerName("REO", "REO", note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
+        *_unsupported("not a measure rankwise computes", "nDCGRendle2020", "MAR", "EFD", "EPC", "UserCoverage",
+                      "Gini", "SEntropy", "BiasDisparityBD", "ExtendedEPC"),
     ),
 )
 

@@ -4,7 +4,7 @@ aggregate from the kernels."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -52,8 +52,9 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
     for group in plan.groups:
         aligned = align(inputs.qrels, inputs.run, group.policies, allow_empty=allow_empty)
         pairs = [plan.pairs[i] for i in group.rows]
+        item_groups = inputs.item_groups.mapping if inputs.item_groups is not None else None
         aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs], inputs.features,
-                                  inputs.baseline)  # fmt: skip
+                                  inputs.baseline, item_groups)  # fmt: skip
         aligned.subtopics = inputs.subtopics
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
@@ -154,10 +155,11 @@ def _refuse_overflow(key: str, values: np.ndarray, aligned: Aligned) -> None:
 
 
 def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, measures: Iterable[Measure],
-                    features: pl.DataFrame | None = None, baseline: Table | None = None) -> Aligned:  # fmt: skip
+                    features: pl.DataFrame | None = None, baseline: Table | None = None,
+                    item_groups: Mapping[str, str | None] | None = None) -> Aligned:  # fmt: skip
     """``aligned`` with each query's candidate count (see :func:`candidate_counts`; with training interactions but
     no catalogue, only for a measure that reads it: Elliot's AUC family) and what the beyond-accuracy
-    measures read of the training interactions, the catalogue, item features and a baseline's lists
+    measures read of the training interactions, the catalogue, item features, a baseline's lists and item groups
     (:class:`rankwise.engine.training.Training`). A catalogue
     without training interactions is refused unless a global measure (Coverage, Gini) of the group's ``measures``
     reads it alone, or the group has no measure (a dialect may put a global measure in a group of its own, leaving
@@ -166,7 +168,7 @@ def with_candidates(aligned: Aligned, train: pl.DataFrame | None, catalog: Any, 
     alone = train is None and (not measures or any(m.spec.aggregate == "global" for m in measures))
     counted = train is None or catalog is not None or any(m.option("form") == "elliot" for m in measures)
     aligned.num_candidates = None if alone or not counted else candidate_counts(aligned.query_ids, train, catalog)
-    given = (train, catalog, features, baseline)
+    given = (train, catalog, features, baseline, item_groups)
     aligned.training = Training(*given) if any(x is not None for x in given) else None
     return aligned
 

@@ -3,6 +3,7 @@ report (:mod:`rankwise.pipeline`)."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -12,9 +13,10 @@ from ..errors import InputError
 from ..io.blocks import streamable
 from ..io.interactions import read_interactions
 from ..io.subtopics import load_subtopic_qrels
-from ..io.table import Grades
+from ..io.table import DOCID, Grades
 from ..kernels.intent import refuse_without_subtopics
 from ..policies import QuerySet, ScorePrecision, TiePolicy
+from .groups import item_group_notes, read_item_groups
 from .load import load_inputs, load_side_inputs
 from .options import EvaluationOptions
 from .partitioned import Progress, compute_in_partitions
@@ -45,6 +47,7 @@ def evaluate(
     subtopics: Any = None,
     features: Any = None,
     baseline: Any = None,
+    item_groups: Any = None,
     groups: Any = None,
     stream: bool | None = None,
     progress: Progress | None = None,
@@ -70,7 +73,13 @@ def evaluate(
     ``catalog`` (the number of items, or the items; by default those seen in training) give each user's candidate
     items, which Elliot's AUC family needs. The beyond-accuracy measures read ``train`` and ``catalog`` too, and
     ``features`` (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
-    Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness).
+    Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness, RBO, LIP).
+
+    ``item_groups`` puts each item in a group, for the item-fairness measures (AWRF, FairScore, RSP, REO):
+    ``{item_id: label}``, a table with an item id and a label column, ``"FILE:COLUMN"`` (CSV, TSV, parquet, RecBole's
+    ``ml-100k.item:class``; read as ``groups`` is), or ``"popularity"``: the short head (``head``) and long tail
+    (``tail``) of the training items from ``train`` (0.8 of the interactions, as LongTail). Ids that are no item of
+    the inputs, items of the run in no group and groups without an item in the run are notes.
 
     ``groups`` labels each evaluated query (user) with a group, after the per-query values are computed
     (:mod:`rankwise.pipeline.groups`: ``{query_id: label}``, a table with an id and a label column, ``"FILE:COLUMN"``
@@ -109,16 +118,22 @@ def evaluate_with(
     if _streams(run, options.stream):
         train_table = read_interactions(options.train) if options.train is not None else None
         feature_table, baseline_table = load_side_inputs(options.features, options.baseline)
+        item_groups = read_item_groups(options.item_groups, train_table) if options.item_groups is not None else None
         inputs, groups = evaluate_streamed(plan, qrels, run, train=train_table, catalog=options.catalog,
                                            subtopics=judgments, features=feature_table, baseline=baseline_table,
                                            qrels_columns=options.qrels_columns, run_columns=options.run_columns,
-                                           progress=options.progress)  # fmt: skip
+                                           progress=options.progress, item_groups=item_groups)  # fmt: skip
     else:
         inputs = load_inputs(plan, qrels, run, train=options.train, qrels_columns=options.qrels_columns,
                              run_columns=options.run_columns, subtopics=judgments, features=options.features,
-                             baseline=options.baseline)  # fmt: skip
+                             baseline=options.baseline, item_groups=options.item_groups)  # fmt: skip
         groups = compute_in_partitions(plan, inputs, options.catalog)
-    return assemble(plan, inputs, groups).with_groups(options.groups, inputs.train)
+    result = assemble(plan, inputs, groups)
+    if inputs.item_groups is not None and inputs.run.height:  # a streamed run's table holds no rows to compare
+        notes = item_group_notes(inputs.item_groups, inputs.run.frame.get_column(DOCID).unique(),
+                                 inputs.qrels.frame.get_column(DOCID).unique())  # fmt: skip
+        result = dataclasses.replace(result, caveats=(*result.caveats, *notes))
+    return result.with_groups(options.groups, inputs.train)
 
 
 def _same_file(qrels: Any, subtopics: Any) -> bool:

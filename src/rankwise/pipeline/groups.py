@@ -33,16 +33,21 @@ if TYPE_CHECKING:
 else:
     from ..io.lazy import polars as pl
 
+from ..engine.training import Training, popularity_labels
 from ..errors import InputError
 from ..io.interactions import read_interactions
 from ..io.table import QID
 from ..io.tabular import find_column
+from ..measures.beyond import HEAD_SHARE
 from ..wording import counted
 
 ACTIVITY = "activity"
 ACTIVITY_LABELS = ("cold", "regular", "heavy")
 DEFAULT_QUANTILES = (1 / 3, 2 / 3)
 ID_COLUMNS = ("query_id", "qid", "query", "topic", "topic_id", "user_id", "user", "uid", "userid")
+ITEM_ID_COLUMNS = ("item_id", "item", "iid", "itemid", "doc_id", "docid", "docno", "page_id", "page")
+"""The names the id column of an item group table is found by (:func:`read_item_groups`)."""
+POPULARITY = "popularity"
 DELIMITERS = {".csv": ","}
 """Separators of group files by suffix; any other suffix but parquet is read as tab-separated (TSV, RecBole's
 ``.user``/``.item``)."""
@@ -158,26 +163,73 @@ def _finish(source: GroupSource, labels: Sequence[str], codes: np.ndarray, query
     return dataclasses.replace(groups, notes=tuple(notes))
 
 
-def read_groups(groups: Any, train: pl.DataFrame | None = None) -> GroupSource:
+def read_groups(groups: Any, train: pl.DataFrame | None = None, id_columns: Sequence[str] = ID_COLUMNS
+                ) -> GroupSource:  # fmt: skip
     """The group source ``groups`` names (see the module docstring); ``train``: training interactions as
-    :func:`rankwise.io.interactions.read_interactions` gives them, which ``"activity"`` counts. Bad input is an
-    :class:`InputError` of one line."""
+    :func:`rankwise.io.interactions.read_interactions` gives them, which ``"activity"`` counts; ``id_columns``: the
+    names the id column of a table is found by (else its first column). Bad input is an :class:`InputError` of one
+    line."""
     if isinstance(groups, GroupSource):
         return groups
     if isinstance(groups, str) and groups.split(":", 1)[0].strip().lower() == ACTIVITY and not Path(groups).exists():
         return _activity_source(groups, train)
     if isinstance(groups, (str, Path)):
         path, column = _path_and_column(str(groups))
-        return _from_frame(_read_file(path), column, f"{path.name}:{column}" if column else path.name)
+        return _from_frame(_read_file(path), column, f"{path.name}:{column}" if column else path.name, id_columns)
     if isinstance(groups, tuple) and len(groups) == 2 and isinstance(groups[1], str):
         table, column = groups
         if isinstance(table, (str, Path)):
-            return _from_frame(_read_file(Path(table)), column, f"{Path(table).name}:{column}")
-        return _from_frame(_as_frame(table), column, f"groups table:{column}")
+            return _from_frame(_read_file(Path(table)), column, f"{Path(table).name}:{column}", id_columns)
+        return _from_frame(_as_frame(table), column, f"groups table:{column}", id_columns)
     if isinstance(groups, Mapping):
         mapping = {str(q): (None if label is None or str(label) == "" else str(label)) for q, label in groups.items()}
         return GroupSource("group", "groups", mapping)
-    return _from_frame(_as_frame(groups), None, "groups table")
+    return _from_frame(_as_frame(groups), None, "groups table", id_columns)
+
+
+def read_item_groups(item_groups: Any, train: pl.DataFrame | None = None) -> GroupSource:
+    """The item groups ``item_groups`` names, read as ``groups=`` is (:func:`read_groups`, the id column found by
+    :data:`ITEM_ID_COLUMNS`): ``{item_id: label}``, a table with an item id and a label column, ``(table, column)``,
+    ``"FILE:COLUMN"`` (RecBole's ``ml-100k.item:class``); or ``"popularity"``: the short head (``head``) and long
+    tail (``tail``) of the training items ``train``, the head the most popular items up to 0.8 of the training
+    interactions (:func:`rankwise.engine.training.popularity_labels`, the split of LongTail/APLT; Elliot's
+    popularity.py:37-53). A multi-valued attribute (RecBole's ``genre:token_seq``) is refused: one label per item."""
+    named = isinstance(item_groups, str) and item_groups.strip().lower() == POPULARITY
+    if not named or Path(item_groups).exists():
+        source = read_groups(item_groups, None, ITEM_ID_COLUMNS)
+        if source.origin.startswith("groups"):  # a mapping or a table: named as the keyword in notes
+            source = dataclasses.replace(source, origin="item_" + source.origin)
+        return source
+    if train is None:
+        raise InputError("item_groups='popularity' splits the training items by popularity: give them (train= / "
+                         "--train)")  # fmt: skip
+    index = Training(train).index("item_groups='popularity'")
+    return GroupSource(POPULARITY, POPULARITY, popularity_labels(index, float(HEAD_SHARE.default)))  # type: ignore[arg-type]
+
+
+def item_group_notes(source: GroupSource, ranked: pl.Series, judged: pl.Series) -> list[str]:
+    """What does not match between the item groups and the items (nothing is dropped silently): ids of the source
+    that are no item of the run or the qrels (not for ``popularity``, whose ids are the training items), items of
+    the run in no group (left out of every item-group measure), groups without an item in the run. ``ranked``,
+    ``judged``: the item ids of the run and of the qrels."""
+    ranked_ids = set(ranked.cast(pl.String).to_list())
+    notes = []
+    if source.origin != POPULARITY:
+        known = ranked_ids | set(judged.cast(pl.String).to_list())
+        unknown = sorted((i for i in source.mapping if i not in known), key=str.encode)
+        if unknown:
+            notes.append(f"{source.origin}: {counted(len(unknown), 'id is', 'ids are')} no item of the run or the "
+                         f"qrels (not used): {_sample(unknown)}")  # fmt: skip
+    outside = sorted((i for i in ranked_ids if source.mapping.get(i) is None), key=str.encode)
+    if outside:
+        notes.append(f"{source.origin}: {counted(len(outside), 'item of the run is', 'items of the run are')} in no "
+                     f"group (left out of AWRF, RSP and REO): {_sample(outside)}")  # fmt: skip
+    present = {source.mapping.get(i) for i in ranked_ids}
+    empty = [label for label in _ordered({v for v in source.mapping.values() if v is not None}) if label not in present]
+    if empty:
+        notes.append(f"{source.origin}: {counted(len(empty), 'group has', 'groups have')} no item in the run: "
+                     f"{_sample(empty)}")  # fmt: skip
+    return notes
 
 
 def _activity_source(spec: str, train: pl.DataFrame | None) -> GroupSource:
@@ -252,12 +304,14 @@ def _as_frame(table: Any) -> pl.DataFrame:
                      "label column, (table, column) or 'FILE:COLUMN'")  # fmt: skip
 
 
-def _from_frame(frame: pl.DataFrame, column: str | None, origin: str) -> GroupSource:
-    """Labels from a table: the id column found by name (else the first), the label column named ``column`` (exactly,
-    or by the part before ``:type``), or the only other column."""
+def _from_frame(frame: pl.DataFrame, column: str | None, origin: str, id_columns: Sequence[str] = ID_COLUMNS
+                ) -> GroupSource:  # fmt: skip
+    """Labels from a table: the id column found by name among ``id_columns`` (else the first), the label column named
+    ``column`` (exactly, or by the part before ``:type``), or the only other column; a RecBole sequence column
+    (``genre:token_seq``: several labels per id) is refused."""
     if frame.width < 2:
         raise InputError(f"{origin}: a group table needs an id column and a label column; columns are {frame.columns}")
-    id_column = find_column(frame.columns, ID_COLUMNS) or frame.columns[0]
+    id_column = find_column(frame.columns, tuple(id_columns)) or frame.columns[0]
     if column is None:
         others = [c for c in frame.columns if c != id_column]
         if len(others) != 1:
@@ -270,6 +324,9 @@ def _from_frame(frame: pl.DataFrame, column: str | None, origin: str) -> GroupSo
             raise InputError(f"{origin}: no column {column!r}; columns are {frame.columns}")
     if label_column == id_column:
         raise InputError(f"{origin}: {label_column!r} is the id column; name a label column")
+    if label_column.endswith("_seq"):
+        raise InputError(f"{origin}: {label_column!r} holds several values per id (a RecBole sequence); groups take "
+                         "one label per id: name a single-valued column")  # fmt: skip
     pairs = frame.select(pl.col(id_column).cast(pl.String).alias("id"), pl.col(label_column).cast(pl.String)
                          .str.strip_chars().alias("label")).filter(pl.col("id").is_not_null())  # fmt: skip
     pairs = pairs.with_columns(pl.col("id").str.strip_chars(), pl.when(pl.col("label") == "").then(None)
@@ -302,4 +359,5 @@ def training_pairs(train: Any) -> pl.DataFrame | None:
     return read_interactions(train)
 
 
-__all__ = ["ACTIVITY", "ACTIVITY_LABELS", "GroupSource", "QueryGroups", "read_groups", "training_pairs"]
+__all__ = ["ACTIVITY", "ACTIVITY_LABELS", "GroupSource", "QueryGroups", "item_group_notes", "read_groups",
+           "read_item_groups", "training_pairs"]

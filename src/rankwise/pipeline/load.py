@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -18,6 +18,7 @@ from ..io import load_qrels, load_run
 from ..io.interactions import read_interactions
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import Kind, Origin, Table, empty_table
+from .groups import GroupSource, read_item_groups
 from .plan import Plan
 
 
@@ -31,6 +32,7 @@ class Inputs:
     subtopics: SubtopicJudgments | None = None
     features: pl.DataFrame | None = None
     baseline: Table | None = None
+    item_groups: GroupSource | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -49,11 +51,12 @@ def load_inputs(
     subtopics: SubtopicJudgments | None = None,
     features: Any = None,
     baseline: Any = None,
+    item_groups: Any = None,
 ) -> Inputs:
-    """Read every input once (see :func:`rankwise.io.load`); training interactions, item features and a baseline
-    run only when given; ``subtopics``: subtopic judgments already read
-    (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
-    return Inputs(
+    """Read every input once (see :func:`rankwise.io.load`); training interactions, item features, a baseline
+    run and item groups (:func:`rankwise.pipeline.groups.read_item_groups`) only when given; ``subtopics``:
+    subtopic judgments already read (:func:`rankwise.io.subtopics.load_subtopic_qrels`)."""
+    inputs = Inputs(
         load_or_empty(
             plan.dialect, "qrels", lambda: load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)
         ),
@@ -62,6 +65,7 @@ def load_inputs(
         subtopics,
         *load_side_inputs(features, baseline),
     )
+    return inputs if item_groups is None else replace(inputs, item_groups=read_item_groups(item_groups, inputs.train))
 
 
 def load_side_inputs(features: Any, baseline: Any) -> tuple[pl.DataFrame | None, Table | None]:

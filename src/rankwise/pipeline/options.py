@@ -6,8 +6,8 @@ are instead of listing every keyword again.
 The value keeps each option as given: building it checks nothing, so an error comes where and when it always came.
 :meth:`EvaluationOptions.plan` checks the dialect, the rating threshold, the policies, the cutoffs and the grades (in
 this order, with the measures between the cutoffs and the grades), and the inputs (``subtopics``, ``train``,
-``features``, ``baseline``, the columns, ``stream``) are checked as they are read. Its validated form is the
-:class:`rankwise.pipeline.plan.Plan` (and the loaded inputs).
+``features``, ``baseline``, ``item_groups``, the columns, ``stream``) are checked as they are read. Its validated
+form is the :class:`rankwise.pipeline.plan.Plan` (and the loaded inputs).
 """
 
 from __future__ import annotations
@@ -71,7 +71,10 @@ class EvaluationOptions:
     """Item features (a table or CSV/TSV/parquet file: an item id column and numeric columns) for ILD and
     Serendipity with ``kind=feature_*``."""
     baseline: Any = None
-    """Another model's lists, as a run, for Unexpectedness."""
+    """Another model's lists, as a run, for Unexpectedness, RBO and LIP."""
+    item_groups: Any = None
+    """Item groups for AWRF, RSP and REO (:func:`rankwise.pipeline.groups.read_item_groups`): ``{item_id: label}``, a
+    table, ``"FILE:COLUMN"``, or ``"popularity"`` (head / tail of the training items, as LongTail splits them)."""
     groups: Any = None
     """User (query) groups the per-query values are split by (:mod:`rankwise.pipeline.groups`): ``{query_id: label}``,
     a table, ``"FILE:COLUMN"``, or ``"activity"`` (training interactions per user: cold / regular / heavy)."""

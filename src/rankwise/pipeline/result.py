@@ -19,6 +19,7 @@ from ..engine.aligned import QueryAccounting
 from ..errors import RankwiseError
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import QID, VALUE, Table
+from ..kernels import ROWS_PER_QUERY
 from ..kernels.intent import INTENT_KERNELS
 from ..measures import Measure
 from ..policies import Policies
@@ -30,6 +31,10 @@ from .plan import Plan
 
 if TYPE_CHECKING:
     import pandas as pd
+
+
+ITEM_GROUPS = "item groups"
+"""The ``over`` of a global measure over item groups (RSP, REO): ``catalogue`` is the number of groups."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,10 @@ class GlobalAccount:
         """One note line: ``Coverage@10: global, one value over the top-10 lists of 943 users (queries=run): 805
         distinct items of 1616 training items; no per-query value``."""
         lists = f"top-{measure.cutoff:g} lists" if measure.cutoff is not None else "lists"
+        if self.over == ITEM_GROUPS:
+            return (f"{key}: global, one value over the {lists} of {counted(self.users, 'user', 'users')} "
+                    f"(queries={self.queries}) and {counted(self.catalogue or 0, 'item group', 'item groups')}; no "
+                    "per-query value (left out of per-query output)")  # fmt: skip
         of = f" of {self.catalogue} {self.over}" if self.catalogue is not None and self.over == "training items" else (
             f" of a catalogue of {self.catalogue} items" if self.catalogue is not None else "")  # fmt: skip
         return (f"{key}: global, one value over the {lists} of {counted(self.users, 'user', 'users')} "
@@ -272,7 +281,12 @@ def assemble(plan: Plan, inputs: Inputs, parts: list[GroupValues]) -> Evaluation
 
 def global_account(measure: Measure, inputs: Mapping[str, np.ndarray], users: int, queries: str) -> GlobalAccount:
     """What a global measure's value was computed over, from its aggregation inputs
-    (:func:`rankwise.kernels.beyond.global_inputs`: the key of every counted row, and the size it divides by)."""
+    (:func:`rankwise.kernels.beyond.global_inputs`: the key of every counted row, and the size it divides by; RSP
+    and REO: per query and item group a rate's numerator and denominator,
+    :func:`rankwise.kernels.fairness.group_rate_inputs`)."""
+    if "items" not in inputs:
+        per_query = inputs[ROWS_PER_QUERY]
+        return GlobalAccount(users, 0, int(per_query[0]) if len(per_query) else 0, ITEM_GROUPS, queries)
     items = int(pl.Series(inputs["items"]).n_unique()) if len(inputs["items"]) else 0
     size = int(inputs["size"][0]) if len(inputs["size"]) else 0
     over: str | None = None

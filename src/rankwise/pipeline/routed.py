@@ -44,6 +44,7 @@ from ..io.subtopics import SubtopicJudgments
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table
 from . import partitioned
 from .compute import GroupValues
+from .groups import GroupSource
 from .load import Inputs
 from .partitioned import (
     Progress,
@@ -69,6 +70,7 @@ def evaluate_streamed(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     progress: Progress | None = None,
+    item_groups: GroupSource | None = None,
 ) -> tuple[Inputs, list[GroupValues]]:
     """Inputs and query-group values of the run file ``run`` against ``qrels``, as
     :func:`rankwise.pipeline.load.load_inputs` and :func:`rankwise.pipeline.compute.compute_groups` give them,
@@ -76,7 +78,7 @@ def evaluate_streamed(
     :func:`rankwise.pipeline.partitioned.evaluate_in_partitions`."""
     judgments = load_qrels(qrels, qrels_columns, plan.threshold, grades=plan.grades)
     report = progress or (lambda stage, done, total: None)
-    side = Inputs(judgments, judgments, train, subtopics, features, baseline)  # qrels and run: per range
+    side = Inputs(judgments, judgments, train, subtopics, features, baseline, item_groups)  # qrels, run: per range
     routed = None
     if run_columns is None and blocks.streamable(run) and Path(run).suffix.lower() not in blocks.PARQUET_SUFFIXES:
         routed = evaluate_routed(plan, qrels, judgments, Path(run), side, catalog, partitioned.PARTITION_ROWS, report)

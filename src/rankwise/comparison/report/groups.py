@@ -17,7 +17,8 @@ from .marks import interval, number
 
 def format_group_text(table: GroupTable) -> str:
     """The group table as plain text: a row per group (its size, each measure's mean with its interval), then a row
-    per measure naming the highest and the lowest group with their difference and ratio, and the overall mean."""
+    per measure naming the highest and the lowest group with their difference and ratio, the overall mean, the
+    largest distance of a group's mean from it, and the mean absolute difference over every pair of groups (MAD)."""
     heading = f"by {table.name} ({table.intervals})"
     columns = [list(table.labels), [str(table.sizes[g]) for g in table.labels]]
     columns += [[f"{number(r.mean)} {interval(r.low, r.high)}" for r in (table.row(g, key) for g in table.labels)]
@@ -26,10 +27,11 @@ def format_group_text(table: GroupTable) -> str:
         len(columns) - 1))]  # fmt: skip
     gaps = table.gaps
     lines += ["", *plain_table(
-        ["measure", "highest", "lowest", "difference", "ratio", "overall", "max |group − overall|"],
+        ["measure", "highest", "lowest", "difference", "ratio", "overall", "max |group − overall|", "MAD"],
         [[g.measure for g in gaps], [g.highest for g in gaps], [g.lowest for g in gaps],
          [number(g.difference) for g in gaps], [number(g.ratio) for g in gaps], [number(g.overall) for g in gaps],
-         [number(g.to_overall_difference) for g in gaps]], [False, False, False, True, True, True, True])]  # fmt: skip
+         [number(g.to_overall_difference) for g in gaps], [number(g.mad) for g in gaps]],
+        [False, False, False, True, True, True, True, True])]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -44,7 +46,8 @@ def group_json(text: str, result: EvaluationResult, table: GroupTable) -> str:
 
 GROUP_CSV_COLUMNS = ("kind", "query_id", "group", "measure", "n", "value", "low", "high")
 """``kind``: ``query`` (a query's value and its group, with ``-q``), ``all`` (the aggregate), ``group`` (value = the
-group's mean, with its interval), ``difference`` / ``ratio`` (between the groups named ``highest/lowest``)."""
+group's mean, with its interval), ``difference`` / ``ratio`` (between the groups named ``highest/lowest``), ``mad``
+(the mean absolute difference between the means of every pair of groups, Elliot's MAD; no group named)."""
 
 
 def group_csv(result: EvaluationResult, table: GroupTable, per_query: bool) -> str:
@@ -62,7 +65,8 @@ def group_csv(result: EvaluationResult, table: GroupTable, per_query: bool) -> s
     for g in table.gaps:
         pair = f"{g.highest}/{g.lowest}"
         writer.writerows((_row("difference", None, pair, g.measure, None, g.difference),
-                          _row("ratio", None, pair, g.measure, None, g.ratio)))  # fmt: skip
+                          _row("ratio", None, pair, g.measure, None, g.ratio),
+                          _row("mad", None, None, g.measure, None, g.mad)))  # fmt: skip
     return out.getvalue()
 
 
