@@ -238,6 +238,16 @@ static void *scan_chunk(void *arg) {
     return NULL;
 }
 
+/* Before phase 1, one thread per chunk: its newlines counted (its room for rows). */
+static void *count_lines(void *arg) {
+    ChunkTask *t = arg;
+    const char *q = t->data + t->begin, *end = t->data + t->end;
+    int64_t lines = 0;
+    for (; (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) lines++;
+    t->lines = lines;
+    return NULL;
+}
+
 /* Phase 2, one thread per part of the doc dictionary: the rows whose doc id (hashed in phase 1) falls in this part
  * coded (a batch of slots fetched ahead of use: most ids of a run are new, and each lookup is a cache miss); each
  * such row's doc offset replaced by (part << 40) | its code within the part. A thread reads and writes only the
@@ -342,7 +352,8 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
     int32_t tag_len = 0;
     int status = 0, memory = 0;
     Py_BEGIN_ALLOW_THREADS
-    /* Chunks of whole lines, each with room for its rows. */
+    /* Chunks of whole lines, their lines counted on every core, each with room for one row per line (so the rows
+     * of one chunk start where the previous chunk's could end: few pages touched past the rows kept). */
     int64_t begin = 0, row0 = 0;
     for (int t = 0; t < threads; t++) {
         int64_t end = t + 1 == threads ? size : size / threads * (t + 1);
@@ -351,10 +362,16 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             const char *eol = memchr(data + end, '\n', (size_t)(size - end));
             end = eol == NULL ? size : eol - data + 1;
         }
-        chunks[t] = (ChunkTask){data, begin, end, row0, fields, integer_values, qcode_v.buf, dcode_v.buf,
+        chunks[t] = (ChunkTask){data, begin, end, 0, fields, integer_values, qcode_v.buf, dcode_v.buf,
                                 value_v.buf, value_v.buf, dhash, 0, 0, 0, 0, 0, 0, NULL, 0};
         begin = end;
-        row0 += (chunks[t].end - chunks[t].begin) / (2 * fields - 1) + 1; /* a data line: 2 * fields - 1 bytes or more */
+    }
+    run_all(count_lines, chunks, sizeof(ChunkTask), threads);
+    for (int t = 0; t < threads; t++) {
+        chunks[t].row0 = row0;
+        /* at most one row per line, and a data line takes at least 2 * fields - 1 bytes */
+        int64_t most = (chunks[t].end - chunks[t].begin) / (2 * fields - 1) + 1;
+        row0 += chunks[t].lines + 1 < most ? chunks[t].lines + 1 : most;
     }
     if (row0 > capacity) {
         PyErr_SetString(PyExc_ValueError, "output arrays too small (one item per 2 * fields - 1 bytes, + 64)");
