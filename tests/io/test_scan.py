@@ -255,6 +255,12 @@ def test_repeated_pair_over_query_ranges_in_threads(seed: int) -> None:
     assert [NATIVE.first_repeated_pair(query, num_queries, doc, num_docs, t) for t in (1, 2, 3)] == [expected] * 3
     distinct = np.unique(key)  # no repeat at all
     assert NATIVE.first_repeated_pair(distinct // num_docs, num_queries, distinct % num_docs, num_docs, 3) == -1
+    shuffled = distinct[rng.permutation(len(distinct))]  # one repeat, near the end, of a row near the start: the
+    late = len(shuffled) - 5  # two rows are counted and placed by different threads
+    shuffled = np.insert(shuffled, late, shuffled[3])
+    found = [NATIVE.first_repeated_pair(shuffled // num_docs, num_queries, shuffled % num_docs, num_docs, t)
+             for t in (1, 2, 3)]  # fmt: skip
+    assert found == [late] * 3
 
 
 def test_finding_another_files_ids_in_threads() -> None:

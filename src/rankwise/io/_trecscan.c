@@ -643,6 +643,39 @@ static void *find_repeats(void *arg) {
     return NULL;
 }
 
+/* The counting sort's two passes, one thread per range of rows: count (each row's codes checked in range) and place
+ * (each row at its thread's next position for its query, with its doc). */
+typedef struct {
+    const int64_t *q, *d;
+    int64_t q0, d0, begin, end, num_queries, num_docs;
+    int64_t *count; /* per query: this thread's rows, then its next position */
+    int64_t *rows, *docs;
+    int bad;
+} SortTask;
+
+static void *count_queries(void *arg) {
+    SortTask *t = arg;
+    for (int64_t i = t->begin; i < t->end; i++) {
+        int64_t k = t->q[i] - t->q0, j = t->d[i] - t->d0;
+        if (k < 0 || k >= t->num_queries || j < 0 || j >= t->num_docs) {
+            t->bad = 1;
+            return NULL;
+        }
+        t->count[k]++;
+    }
+    return NULL;
+}
+
+static void *place_rows(void *arg) {
+    SortTask *t = arg;
+    for (int64_t i = t->begin; i < t->end; i++) {
+        int64_t at = t->count[t->q[i] - t->q0]++;
+        t->rows[at] = i;
+        t->docs[at] = t->d[i] - t->d0;
+    }
+    return NULL;
+}
+
 /* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
  * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs (ids
  * in a narrow range are their own codes). */
@@ -659,46 +692,59 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
         goto done;
     }
     const int64_t *q = q_v.buf, *d = d_v.buf;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (q[i] - q0 < 0 || q[i] - q0 >= num_queries || d[i] - d0 < 0 || d[i] - d0 >= num_docs) {
-            PyErr_SetString(PyExc_ValueError, "code out of range");
-            goto done;
-        }
-    /* threads: at most one per 1 M rows, and each one's doc stamps no larger than the rows */
-    int threads = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
-    if (n / (1 << 20) + 1 < threads) threads = (int)(n / (1 << 20) + 1);
-    if (num_docs > n) threads = 1;
+    /* threads: at most one per 1 M rows; for the search, each one's doc stamps no larger than the rows */
+    int sorters = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
+    if (n / (1 << 20) + 1 < sorters) sorters = (int)(n / (1 << 20) + 1);
+    int threads = num_docs > n ? 1 : sorters;
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
-    int64_t *next = malloc(sizeof(int64_t) * (size_t)(num_queries + 1));
+    int64_t *counts = calloc((size_t)sorters * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     int64_t *docs = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    SortTask sorts[MAX_THREADS];
     RepeatTask tasks[MAX_THREADS];
     Py_ssize_t found = -1;
-    int memory = offsets == NULL || next == NULL || rows == NULL || docs == NULL;
+    int memory = offsets == NULL || counts == NULL || rows == NULL || docs == NULL, bad = 0;
     if (!memory) {
         Py_BEGIN_ALLOW_THREADS
-        for (Py_ssize_t i = 0; i < n; i++) offsets[q[i] - q0 + 1]++;
-        for (Py_ssize_t k = 0; k < num_queries; k++) offsets[k + 1] += offsets[k];
-        memcpy(next, offsets, sizeof(int64_t) * (size_t)(num_queries + 1));
-        for (Py_ssize_t i = 0; i < n; i++) {
-            int64_t at = next[q[i] - q0]++;
-            rows[at] = i;
-            docs[at] = d[i] - d0;
+        /* a counting sort by query on every core: each thread counts its rows' queries, the counts become each
+         * thread's first position per query (threads in row order), each thread places its rows: within a query
+         * the rows stay in input order */
+        for (int t = 0; t < sorters; t++)
+            sorts[t] = (SortTask){q, d, q0, d0, n / sorters * t, t + 1 == sorters ? n : n / sorters * (t + 1),
+                                  num_queries, num_docs, counts + (size_t)t * (size_t)num_queries, rows, docs, 0};
+        run_all(count_queries, sorts, sizeof(SortTask), sorters);
+        for (int t = 0; t < sorters; t++) bad |= sorts[t].bad;
+        if (!bad) {
+            int64_t at = 0;
+            for (Py_ssize_t k = 0; k < num_queries; k++) {
+                offsets[k] = at;
+                for (int t = 0; t < sorters; t++) {
+                    int64_t c = sorts[t].count[k];
+                    sorts[t].count[k] = at;
+                    at += c;
+                }
+            }
+            offsets[num_queries] = at;
+            run_all(place_rows, sorts, sizeof(SortTask), sorters);
+            for (int t = 0; t < threads; t++)
+                tasks[t] = (RepeatTask){num_docs, range_start(offsets, num_queries, t, threads),
+                                        range_start(offsets, num_queries, t + 1, threads), offsets, rows, docs, -1, 0};
+            run_all(find_repeats, tasks, sizeof(RepeatTask), threads);
         }
-        for (int t = 0; t < threads; t++)
-            tasks[t] = (RepeatTask){num_docs, range_start(offsets, num_queries, t, threads),
-                                    range_start(offsets, num_queries, t + 1, threads), offsets, rows, docs, -1, 0};
-        run_all(find_repeats, tasks, sizeof(RepeatTask), threads);
         Py_END_ALLOW_THREADS
-        for (int t = 0; t < threads; t++) {
+        for (int t = 0; t < threads && !bad; t++) {
             memory |= tasks[t].memory;
             if (tasks[t].found >= 0 && (found < 0 || tasks[t].found < found)) found = (Py_ssize_t)tasks[t].found;
         }
     }
     free(docs);
     free(offsets);
-    free(next);
+    free(counts);
     free(rows);
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "code out of range");
+        goto done;
+    }
     if (memory) {
         PyErr_NoMemory();
         goto done;
