@@ -79,6 +79,23 @@ def test_lookup_equals_numpy(seed: int, num_queries: int) -> None:
 
 
 @needs_native
+def test_grouping_counted_on_several_threads_keeps_input_order() -> None:
+    """Above 2 M rows the counting sort by query runs on several threads (each counts and places a range of rows):
+    the same order as one thread and as numpy (query, score descending, then input position)."""
+    rng = np.random.default_rng(7)
+    n, num_queries = 2_500_000, 40_000
+    qidx = rng.integers(0, num_queries, n).astype(np.int64)
+    score = rng.integers(0, 3, n).astype(np.float64)  # many ties: input order decides
+    expected = np.lexsort((np.arange(n), -score, qidx))
+    for count in ("1", "2", "3"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", count)
+            order, sorted_score, _, offsets = rowops.group_order(qidx, num_queries, score, None)
+        assert np.array_equal(order, expected) and np.array_equal(sorted_score, score[expected])
+        assert np.array_equal(offsets, np.concatenate(([0], np.cumsum(np.bincount(qidx, minlength=num_queries)))))
+
+
+@needs_native
 def test_native_refuses_bad_buffers() -> None:
     with pytest.raises(ValueError, match="outside"):
         rowops.group_order(np.array([0, 3]), 2, np.zeros(2), np.zeros(2, dtype=np.int64))

@@ -18,6 +18,7 @@ import itertools
 import math
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,15 @@ def _compare(ours: dict[str, tuple[float, float, float]], theirs: dict[str, tupl
 # expeval's own code
 
 
+def read_expeval_files(data: Any, tmp: Path, options: dict[str, Any]) -> tuple[Any, ...]:
+    """expeval.main's reading of its options and of the ``qrels`` and ``run`` files in ``tmp`` (expeval.py:29-45):
+    (browsing model, p, u, complete, normalise, read_qrels' result, the rankings)."""
+    complete = options["judgments"] == "complete"
+    return (options["browse"], options["p"], options["u"], complete, options["normalise"] == "yes",
+            data.read_qrels(str(tmp / "qrels"), options["grades"] == "binary", complete),
+            data.read_topfile(str(tmp / "run")))  # fmt: skip
+
+
 def _run_expeval(tmp: Path, qrels: Qrels, run: Run, options: dict[str, Any], ties: bool
                  ) -> dict[str, tuple[float, float, float]]:  # fmt: skip
     """expeval.main's steps on the case written to files, returning (difference, disparity, relevance) per query."""
@@ -117,10 +127,7 @@ def _run_expeval(tmp: Path, qrels: Qrels, run: Run, options: dict[str, Any], tie
     sys.path.insert(0, str(EXPEVAL))
     try:
         data, exposure = importlib.import_module("data"), importlib.import_module("exposure")
-        um, p, u = options["browse"], options["p"], options["u"]
-        complete, normalize = options["judgments"] == "complete", options["normalise"] == "yes"
-        qrels_read, _ = data.read_qrels(str(tmp / "qrels"), options["grades"] == "binary", complete)
-        permutations = data.read_topfile(str(tmp / "run"))
+        um, p, u, complete, normalize, (qrels_read, _), permutations = read_expeval_files(data, tmp, options)
         out = {}
         for qid, judged in qrels_read.items():
             _, disparity, relevance, difference = exposure.target(judged, um, p, u, complete)
@@ -188,18 +195,25 @@ def _series(x: float, n: float) -> float:
     return 1 / (1 - x) if n == math.inf else (1 - x**n) / (1 - x)
 
 
+def pinned_queries(qrels: Qrels, run: Run, options: dict[str, Any], ties: bool
+                   ) -> Iterator[tuple[str, dict[str, int], dict[str, float]]]:  # fmt: skip
+    """Each query expeval reads (data.read_qrels keeps T: the relevant documents, or every judged one with -C;
+    binary grades with -B): (query, its judgments, the expected exposure of each document over the run's samples)."""
+    complete = options["judgments"] == "complete"
+    for q, docs in qrels.items():
+        judged = {d: (min(g, 1) if options["grades"] == "binary" else g) for d, g in docs.items() if complete or g > 0}
+        if judged:  # else data.read_qrels keeps no document of the query: expeval skips it
+            orders = _samples(run, q, ties, options["k"]) if q in run else []
+            yield q, judged, _pinned_expected(orders, judged, options["browse"], options["p"], options["u"])
+
+
 def _pinned(qrels: Qrels, run: Run, options: dict[str, Any], ties: bool) -> dict[str, tuple[float, float, float]]:
     """metrics.py's Difference, Disparity, Relevance (values and bounds, util.geometricSeries) per query."""
     um, p, u = options["browse"], options["p"], options["u"]
     complete = options["judgments"] == "complete"
     out = {}
-    for q, docs in qrels.items():
-        judged = {d: (min(g, 1) if options["grades"] == "binary" else g) for d, g in docs.items() if complete or g > 0}
-        if not judged:
-            continue  # data.read_qrels keeps no document of the query: expeval skips it
+    for q, judged, e in pinned_queries(qrels, run, options, ties):
         target = _pinned_target(judged, um, p, u)
-        orders = _samples(run, q, ties, options["k"]) if q in run else []
-        e = _pinned_expected(orders, judged, um, p, u)
         n, pp = (len(judged) if complete else math.inf), (p if um == "rbp" else p * u)
         t = sorted(target.values())
         norm2 = sum(v * v for v in t)

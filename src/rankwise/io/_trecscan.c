@@ -643,35 +643,30 @@ static void *find_repeats(void *arg) {
     return NULL;
 }
 
-/* The counting sort's two passes, one thread per range of rows: count (each row's codes checked in range) and place
- * (each row at its thread's next position for its query, with its doc). */
+/* The counting sort's placing pass (see count_tasks), one thread per range of rows: each row at its task's next
+ * position for its query, with its doc (checked in range). */
 typedef struct {
-    const int64_t *q, *d;
-    int64_t q0, d0, begin, end, num_queries, num_docs;
-    int64_t *count; /* per query: this thread's rows, then its next position */
+    const CountTask *c;
+    const int64_t *d;
+    int64_t d0, num_docs;
     int64_t *rows, *docs;
     int bad;
-} SortTask;
+} PlaceTask;
 
-static void *count_queries(void *arg) {
-    SortTask *t = arg;
-    for (int64_t i = t->begin; i < t->end; i++) {
-        int64_t k = t->q[i] - t->q0, j = t->d[i] - t->d0;
-        if (k < 0 || k >= t->num_queries || j < 0 || j >= t->num_docs) {
+static void *place_rows(void *arg) {
+    PlaceTask *t = arg;
+    const CountTask *c = t->c;
+    const int64_t *q = c->key, *d = t->d, k0 = c->k0, d0 = t->d0, num_docs = t->num_docs, end = c->end;
+    int64_t *next = c->count, *rows = t->rows, *docs = t->docs; /* locals: the stores may not alias the task */
+    for (int64_t i = c->begin; i < end; i++) {
+        int64_t j = d[i] - d0;
+        if (j < 0 || j >= num_docs) {
             t->bad = 1;
             return NULL;
         }
-        t->count[k]++;
-    }
-    return NULL;
-}
-
-static void *place_rows(void *arg) {
-    SortTask *t = arg;
-    for (int64_t i = t->begin; i < t->end; i++) {
-        int64_t at = t->count[t->q[i] - t->q0]++;
-        t->rows[at] = i;
-        t->docs[at] = t->d[i] - t->d0;
+        int64_t at = next[q[i] - k0]++;
+        rows[at] = i;
+        docs[at] = j;
     }
     return NULL;
 }
@@ -693,39 +688,27 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     }
     const int64_t *q = q_v.buf, *d = d_v.buf;
     /* threads: at most one per 1 M rows; for the search, each one's doc stamps no larger than the rows */
-    int sorters = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
-    if (n / (1 << 20) + 1 < sorters) sorters = (int)(n / (1 << 20) + 1);
-    int threads = num_docs > n ? 1 : sorters;
+    int sorters = tasks_for_rows(requested, n), threads = num_docs > n ? 1 : sorters;
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
     int64_t *counts = calloc((size_t)sorters * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
     int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
     int64_t *docs = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    SortTask sorts[MAX_THREADS];
+    CountTask sorts[MAX_THREADS];
+    PlaceTask places[MAX_THREADS];
     RepeatTask tasks[MAX_THREADS];
     Py_ssize_t found = -1;
     int memory = offsets == NULL || counts == NULL || rows == NULL || docs == NULL, bad = 0;
     if (!memory) {
         Py_BEGIN_ALLOW_THREADS
-        /* a counting sort by query on every core: each thread counts its rows' queries, the counts become each
-         * thread's first position per query (threads in row order), each thread places its rows: within a query
-         * the rows stay in input order */
-        for (int t = 0; t < sorters; t++)
-            sorts[t] = (SortTask){q, d, q0, d0, n / sorters * t, t + 1 == sorters ? n : n / sorters * (t + 1),
-                                  num_queries, num_docs, counts + (size_t)t * (size_t)num_queries, rows, docs, 0};
-        run_all(count_queries, sorts, sizeof(SortTask), sorters);
-        for (int t = 0; t < sorters; t++) bad |= sorts[t].bad;
+        /* grouped by query on every core (count_tasks), within a query the rows in input order */
+        bad = !count_tasks(sorts, sorters, q, q0, n, num_queries, counts);
         if (!bad) {
-            int64_t at = 0;
-            for (Py_ssize_t k = 0; k < num_queries; k++) {
-                offsets[k] = at;
-                for (int t = 0; t < sorters; t++) {
-                    int64_t c = sorts[t].count[k];
-                    sorts[t].count[k] = at;
-                    at += c;
-                }
-            }
-            offsets[num_queries] = at;
-            run_all(place_rows, sorts, sizeof(SortTask), sorters);
+            first_positions(sorts, sorters, num_queries, offsets);
+            for (int t = 0; t < sorters; t++) places[t] = (PlaceTask){&sorts[t], d, d0, num_docs, rows, docs, 0};
+            run_all(place_rows, places, sizeof(PlaceTask), sorters);
+            for (int t = 0; t < sorters; t++) bad |= places[t].bad;
+        }
+        if (!bad) {
             for (int t = 0; t < threads; t++)
                 tasks[t] = (RepeatTask){num_docs, range_start(offsets, num_queries, t, threads),
                                         range_start(offsets, num_queries, t + 1, threads), offsets, rows, docs, -1, 0};

@@ -19,6 +19,7 @@ import numpy as np
 from ..engine.aligned import UNJUDGED, Aligned
 from ..measures.spec import Measure
 from .common import Kernel, check_choices, in_cutoff
+from .fairness import item_group_codes
 
 
 @dataclass(frozen=True)
@@ -32,7 +33,8 @@ class _Model:
     @classmethod
     def of(cls, m: Measure) -> _Model:
         check_choices(m, {"browse": ("gerr", "rbp"), "judgments": ("incomplete", "complete"),
-                          "grades": ("graded", "binary"), "normalise": ("no", "yes")})  # fmt: skip
+                          "grades": ("graded", "binary"), "normalise": ("no", "yes"),
+                          "over": ("documents", "groups")})  # fmt: skip
         return cls(m.get("browse") == "gerr", float(m.get("p")), float(m.get("u")))  # type: ignore[arg-type]
 
 
@@ -104,7 +106,8 @@ def _share(q: float, b: np.ndarray, m: np.ndarray) -> np.ndarray:
 class Targets:
     """Target exposures (exposure.target): per run row ``row_target`` (0 outside T) and per query ``norm2`` = ‖ε*‖²,
     ``size`` = |T|, ``levels`` = the distinct grades of T; ``sorted_targets`` and ``query_of`` list every
-    document's target per query, ascending (for the bounds of judgments=complete)."""
+    document's target per query, ascending (for the bounds of judgments=complete), ``judgment`` the index of each
+    among the judgments (``a.qrel_*``); ``row_in_t`` whether a run row is a document of T."""
 
     row_target: np.ndarray
     norm2: np.ndarray
@@ -112,6 +115,8 @@ class Targets:
     levels: np.ndarray
     sorted_targets: np.ndarray
     query_of: np.ndarray
+    judgment: np.ndarray
+    row_in_t: np.ndarray
 
 
 def _levels(grade: np.ndarray, relevant: np.ndarray, binary: bool) -> np.ndarray:
@@ -130,7 +135,7 @@ def targets(a: Aligned, m: Measure, rel: int, model: _Model) -> Targets:
     keep = np.ones(len(a.qrel_grade), dtype=bool) if complete else qrel_relevant
     q, level, is_rel = a.qrel_qidx[keep], _levels(a.qrel_grade[keep], qrel_relevant[keep], binary), qrel_relevant[keep]
     order = np.lexsort((-level, q))
-    q, level, is_rel = q[order], level[order], is_rel[order]
+    q, level, is_rel, judgment = q[order], level[order], is_rel[order], np.flatnonzero(keep)[order]
     new = np.r_[True, (q[1:] != q[:-1]) | (level[1:] != level[:-1])] if len(q) else np.zeros(0, dtype=bool)
     level_of = np.cumsum(new) - 1
     count = np.bincount(level_of).astype(np.float64)
@@ -160,7 +165,7 @@ def targets(a: Aligned, m: Measure, rel: int, model: _Model) -> Targets:
     at = np.clip(np.searchsorted(level_key[sorter], row_key), 0, max(len(level_key) - 1, 0))
     found = in_t & (level_key[sorter][at] == row_key) if len(level_key) else np.zeros(len(row_key), bool)
     row_target = np.where(found, te[sorter][at] if len(te) else 0.0, 0.0)
-    return Targets(row_target, norm2, size, levels, per_doc[ascending], q[ascending])
+    return Targets(row_target, norm2, size, levels, per_doc[ascending], q[ascending], judgment[ascending], in_t)
 
 
 def _within_query_power_sum(t: Targets, q_prime: float, num_queries: int, square_difference: bool) -> np.ndarray:
@@ -172,6 +177,16 @@ def _within_query_power_sum(t: Targets, q_prime: float, num_queries: int, square
     return np.bincount(t.query_of, weights=terms, minlength=num_queries)
 
 
+def _normalised(m: Measure, value: np.ndarray, default: float, lo: np.ndarray, hi: np.ndarray, t: Targets
+                ) -> np.ndarray:  # fmt: skip
+    """(v − lo) / (hi − lo) with normalise=yes, ``default`` when lo = hi (metrics.py Metric.float); NaN for a query
+    with an empty T (expeval skips it)."""
+    if m.get("normalise") == "yes":
+        spread = hi - lo
+        value = np.where(spread == 0, default, (value - lo) / np.where(spread == 0, 1.0, spread))
+    return np.where(t.size > 0, value, np.nan)
+
+
 def _expected_exposure(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """EE-L = ‖ε − ε*‖², EE-D = ‖ε‖², EE-R = ⟨ε, ε*⟩ per query (metrics.py Difference, Disparity, Relevance),
     rescaled by metrics.py's bounds with normalise=yes; NaN for a query with an empty T (expeval skips it); a query
@@ -180,6 +195,8 @@ def _expected_exposure(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     model = _Model.of(m)
     epsilon = run_exposure(a, m, rel, model)
     t = targets(a, m, rel, model)
+    if m.get("over") == "groups":
+        return _over_groups(a, m, rel, model, epsilon, t)
     disparity = a.per_query_sum(epsilon**2)
     relevance = a.per_query_sum(epsilon * t.row_target)
     complete = m.get("judgments") == "complete"
@@ -204,10 +221,47 @@ def _expected_exposure(a: Aligned, m: Measure, rel: int) -> np.ndarray:
         value = np.where(empty_list, hi, value)
     elif m.name == "EE-R":
         value = np.where(empty_list, lo, value)
-    if m.get("normalise") == "yes":
-        spread = hi - lo
-        value = np.where(spread == 0, default, (value - lo) / np.where(spread == 0, 1.0, spread))
-    return np.where(t.size > 0, value, np.nan)
+    return _normalised(m, value, default, lo, hi, t)
+
+
+def _over_groups(a: Aligned, m: Measure, rel: int, model: _Model, epsilon: np.ndarray, t: Targets) -> np.ndarray:
+    """over=groups (expeval -G): ε_g = Σ_{d ∈ T ∩ g} ε_d and ε*_g = Σ_{d ∈ T ∩ g} ε*_d over the groups of T's
+    documents (group.py:7-16 for both, expeval.py:47-59 and 79-85; a document outside T counts for no group, and
+    the documents of T in no item group form one more group, as expeval's qrels without a group field put them in
+    group -1, data.py:18-29); EE-L = Σ_g (ε_g − ε*_g)², EE-D = Σ_g ε_g², EE-R = Σ_g ε_g ε*_g (metrics.py:147-229).
+    The bounds of normalise=yes (metrics.py GroupRelevance, GroupDisparity, GroupDifference; group.py:18-23), with k
+    the groups of T, R the relevant documents and G(q, n) = Σ_{i<n} q^i: EE-D hi = k G(p, R)², lo = k G(q', R)²
+    (both 0 when k = 1); EE-R hi = lo = 0 (expeval's upper bound sums v · ub from ub = 0); EE-L lo = 0,
+    hi = max(Σ_g ε*_g², Σ_g (G(p, R) − ε*_g)²). A query without a ranking: EE-D hi, EE-R lo (expeval.py:100-101),
+    EE-L Σ_g ε*_g². Diaz et al., CIKM 2020."""
+    labels, codes, _ = item_group_codes(a, m)
+    assert a.qrel_doc is not None, "aligned without judged doc codes"
+    width, nq = len(labels) + 1, a.num_queries  # the last group: T's documents in no item group
+    judged = codes[a.qrel_doc[t.judgment]]
+    judged_key = t.query_of * width + np.where(judged >= 0, judged, width - 1)
+    target = np.bincount(judged_key, weights=t.sorted_targets, minlength=nq * width).reshape(nq, width)
+    member = np.bincount(judged_key, minlength=nq * width).reshape(nq, width) > 0
+    k = member.sum(axis=1).astype(np.float64)
+    row = codes[a.doc]
+    row_key = a.qidx * width + np.where(row >= 0, row, width - 1)
+    exposed = np.bincount(row_key[t.row_in_t], weights=epsilon[t.row_in_t], minlength=nq * width).reshape(nq, width)
+    r = np.bincount(a.qrel_qidx, weights=(a.qrel_grade >= rel), minlength=nq)
+    q_prime = model.p * model.u if model.gerr else model.p
+    mass = np.array([_geometric(model.p, x) for x in r])
+    norm2 = (target**2).sum(axis=1)
+    zero = np.zeros(nq)
+    empty_list = a.num_retrieved() == 0
+    if m.name == "EE-D":
+        value, default = (exposed**2).sum(axis=1), 0.0
+        hi = np.where(k > 1, k * mass**2, 0.0)
+        lo = np.where(k > 1, k * np.array([_geometric(q_prime, x) for x in r]) ** 2, 0.0)
+        value = np.where(empty_list, hi, value)
+    elif m.name == "EE-R":
+        value, default, hi, lo = (exposed * target).sum(axis=1), 1.0, zero, zero
+    else:
+        value, default, lo = ((exposed - target) ** 2).sum(axis=1), 0.0, zero
+        hi = np.maximum(norm2, (np.where(member, mass[:, None] - target, 0.0) ** 2).sum(axis=1))
+    return _normalised(m, value, default, lo, hi, t)
 
 
 EXPOSURE_KERNELS: dict[str, Kernel] = {

@@ -66,7 +66,26 @@ NORMALISE = Param(
     default="no",
     choices={"no": "the raw value (expeval -U)", "yes": "rescaled by expeval's bounds (expeval without -U)"},
 )
-EE_PARAMS = (REL, BROWSE, PATIENCE, UTILITY, JUDGMENTS, GRADES, NORMALISE)
+OVER = Param(
+    "over",
+    "choice",
+    "what has an exposure and a target exposure (expeval -G; the item groups of item_groups=)",
+    default="documents",
+    choices={
+        "documents": "each document",
+        "groups": "each item group g of T's documents: ε_g = Σ_{d ∈ T ∩ g} ε_d, ε*_g = Σ_{d ∈ T ∩ g} ε*_d (expeval "
+        "-G, group.py); a retrieved document outside T counts for no group, and T's documents in no item group form "
+        "one more group together, as expeval puts documents without a group label in group -1 (the note on items "
+        "in no group counts them); EE-L = Σ_g (ε_g − ε*_g)², EE-D = Σ_g ε_g², EE-R = Σ_g ε_g ε*_g; with "
+        "normalise=yes expeval's group bounds, k the groups of T, R the relevant documents, G(q, n) = Σ_{i<n} q^i: "
+        "EE-D [k G(q', R)², k G(p, R)²] (0 when k = 1), EE-R always its default 1 (expeval's upper bound is 0), "
+        "EE-L [0, max(Σ_g ε*_g², Σ_g (G(p, R) − ε*_g)²)]; where expeval errs rankwise keeps the formula: a "
+        "ranking exposing no group of T scores EE-D 0 (expeval's util.l2 gives ∞), a query without a ranking EE-L "
+        "Σ_g ε*_g² (expeval: its group relevance upper bound, 0), and under rbp EE-D's two bounds are one "
+        "(normalised: its default 0, where expeval divides by their rounding error)",
+    },
+)
+EE_PARAMS = (REL, BROWSE, PATIENCE, UTILITY, JUDGMENTS, GRADES, NORMALISE, OVER)
 EE_EMPTY = ("undefined (left out and counted) without a document with a target exposure (expeval skips the query); "
             "a query of the qrels without a ranking scores expeval's defaults: EE-D its upper bound, EE-R its lower "
             "bound, EE-L ‖ε*‖²")  # fmt: skip
