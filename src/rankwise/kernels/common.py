@@ -9,12 +9,20 @@ a measure family.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+if TYPE_CHECKING:
+    import polars as pl
+else:
+    from ..io.lazy import polars as pl
+
 from ..engine.aligned import Aligned
 from ..engine.rowops import run_starts
+from ..engine.training import popularity_labels, training_index
 from ..errors import MeasureError
+from ..io.table import DOCID
 from ..measures.spec import Measure, ParamValue
 
 Kernel = Callable[[Aligned, Measure, int], np.ndarray]
@@ -127,3 +135,42 @@ def within_query_accumulate(ufunc: np.ufunc, values: np.ndarray, qidx: np.ndarra
         ufunc.accumulate(grid, axis=1, out=grid)
         out[rows] = grid[line, position[rows]]
     return out
+
+
+# Item groups (item_groups=, or groups=popularity), read by the fairness and exposure families.
+
+
+def _labels(values: set[str]) -> tuple[str, ...]:
+    """Group labels in numeric order when every one is a number, else as text (the order of ``groups=``)."""
+    try:
+        return tuple(sorted(values, key=float))
+    except ValueError:
+        return tuple(sorted(values))
+
+
+def _mapping(a: Aligned, m: Measure) -> dict[str, str | None]:
+    """``{item: label}`` of the measure's groups: the given item groups, or with groups=popularity the popularity
+    split of the training items (:func:`rankwise.engine.training.popularity_labels`)."""
+    if m.option("groups") == "popularity":
+        share = float(m.get("head_share"))  # type: ignore[arg-type]  # a float with a default
+        index = training_index(a, str(m))
+        return a.training.memo(("popularity_groups", share), lambda: popularity_labels(index, share))  # type: ignore[no-any-return,union-attr]
+    given = a.training.item_groups if a.training is not None else None
+    if given is None:
+        raise MeasureError(f"{m} needs item groups: pass item_groups= (--item-groups FILE:COLUMN, or popularity)")
+    return dict(given)
+
+
+def item_group_codes(a: Aligned, m: Measure) -> tuple[tuple[str, ...], np.ndarray, dict[str, str | None]]:
+    """(labels G, per distinct doc code: the index of its group in G or −1 for an item in no group, the mapping)."""
+    mapping = _mapping(a, m)
+    labels = _labels({label for label in mapping.values() if label is not None})
+    index = {label: g for g, label in enumerate(labels)}
+    key = ("item_group_codes", m.option("groups"), m.option("head_share"))
+    if key not in a._cache:
+        frame = pl.DataFrame({DOCID: list(mapping), "code": [index.get(v or "", -1) for v in mapping.values()]},
+                             schema={DOCID: pl.String, "code": pl.Int64})  # fmt: skip
+        docs = pl.DataFrame({DOCID: a.doc_id_series().cast(pl.String)})
+        joined = docs.join(frame, on=DOCID, how="left", maintain_order="left")
+        a._cache[key] = joined.get_column("code").fill_null(-1).to_numpy()
+    return labels, a._cache[key], mapping

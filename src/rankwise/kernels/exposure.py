@@ -18,8 +18,7 @@ import numpy as np
 
 from ..engine.aligned import UNJUDGED, Aligned
 from ..measures.spec import Measure
-from .common import Kernel, check_choices, in_cutoff
-from .fairness import item_group_codes
+from .common import Kernel, check_choices, in_cutoff, item_group_codes
 
 
 @dataclass(frozen=True)
