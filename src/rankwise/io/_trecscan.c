@@ -200,7 +200,8 @@ typedef struct {
 static void *scan_chunk(void *arg) {
     ChunkTask *t = arg;
     const char *p = t->data + t->begin, *end = t->data + t->end;
-    int64_t line = 0, at = t->fields == 4 ? 3 : 4; /* lines numbered within the chunk (made whole after) */
+    int64_t line = 0, at = t->fields == 4 ? 3 : 4; /* lines numbered within the chunk: the chunks' line counts
+                                                     * (count_lines) make them whole after */
     if (!plain_ascii(p, end - p)) { /* a NUL or a byte that is not ASCII: the Python readers decide */
         t->status = 1;
         t->bad_line = line + 1;
@@ -234,7 +235,6 @@ static void *scan_chunk(void *arg) {
         t->dhash[row] = hash_bytes(start[2], len[2]);
         t->rows++;
     }
-    t->lines = line;
     return NULL;
 }
 
@@ -641,6 +641,64 @@ static void *find_repeats(void *arg) {
     }
     free(stamp);
     return NULL;
+}
+
+/* A counting sort by key on every core, over ranges of rows (one task per thread): count_keys counts each task's
+ * rows per key, each key checked in k0..k0+num_keys-1; first_positions turns the counts into each task's first
+ * position per key, tasks in row order (so within a key the rows keep their order), and sets the keys' offsets
+ * (num_keys + 1); the caller then places each row of a task at that task's count[key - k0]++. */
+typedef struct {
+    const int64_t *key;
+    int64_t k0, begin, end, num_keys; /* rows begin..end-1 */
+    int64_t *count;                   /* per key: this task's rows, then its next position */
+    int bad;                          /* a key out of range */
+} CountTask;
+
+static void *count_keys(void *arg) {
+    CountTask *t = arg;
+    const int64_t *key = t->key, k0 = t->k0, num_keys = t->num_keys, end = t->end; /* locals: the stores to count */
+    int64_t *count = t->count;                                                         /* may not alias them */
+    for (int64_t i = t->begin; i < end; i++) {
+        int64_t k = key[i] - k0;
+        if (k < 0 || k >= num_keys) {
+            t->bad = 1;
+            return NULL;
+        }
+        count[k]++;
+    }
+    return NULL;
+}
+
+/* How many tasks share n rows: at most ``threads`` (1..MAX_THREADS), at most one per 1 M rows. */
+static int tasks_for_rows(int threads, int64_t n) {
+    int count = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+    return n / (1 << 20) + 1 < count ? (int)(n / (1 << 20) + 1) : count;
+}
+
+/* ``parts`` tasks (tasks_for_rows) over rows 0..n-1 of ``key``, each counted, with its counts in ``counts`` (parts ×
+ * num_keys, zeroed). 1 when every key is in range. */
+static int count_tasks(CountTask *tasks, int parts, const int64_t *key, int64_t k0, int64_t n, int64_t num_keys,
+                       int64_t *counts) {
+    for (int t = 0; t < parts; t++)
+        tasks[t] = (CountTask){key, k0, n / parts * t, t + 1 == parts ? n : n / parts * (t + 1), num_keys,
+                               counts + (size_t)t * (size_t)num_keys, 0};
+    run_all(count_keys, tasks, sizeof(CountTask), parts);
+    int ok = 1;
+    for (int t = 0; t < parts; t++) ok &= !tasks[t].bad;
+    return ok;
+}
+
+static void first_positions(CountTask *tasks, int parts, int64_t num_keys, int64_t *offsets) {
+    int64_t at = 0;
+    for (int64_t k = 0; k < num_keys; k++) {
+        offsets[k] = at;
+        for (int t = 0; t < parts; t++) {
+            int64_t c = tasks[t].count[k];
+            tasks[t].count[k] = at;
+            at += c;
+        }
+    }
+    offsets[num_keys] = at;
 }
 
 /* The counting sort's placing pass (see count_tasks), one thread per range of rows: each row at its task's next
