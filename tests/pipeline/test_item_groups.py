@@ -120,9 +120,15 @@ def test_the_command_line(tmp_path: Path) -> None:
     assert printed == pytest.approx(expected)
 
 
-def test_spark_refuses_the_item_group_measures() -> None:
+def test_spark_refuses_what_its_tasks_cannot_see() -> None:
+    """Without item groups the item-group measures are refused; the popularity split reads all training items,
+    which no Spark task holds, with or without them."""
     from rankwise.kernels.beyond import refuse_on_chunks
 
-    for name in ("AWRF@5", "nDCG-AWRF@5", "RSP@3", "REO(groups=popularity)@3"):
-        with pytest.raises(rankwise.MeasureError, match="takes no item groups"):
+    for name in ("AWRF@5", "nDCG-AWRF@5", "RSP@3", "REO@3"):
+        with pytest.raises(rankwise.MeasureError, match=r"needs item groups: give rankwise\.spark\.evaluate"):
             refuse_on_chunks([(name, rankwise.parse_measure(name))])
+        refuse_on_chunks([(name, rankwise.parse_measure(name))], item_groups=True)
+    for name in ("RSP(groups=popularity)@3", "REO(groups=popularity)@3"):
+        with pytest.raises(rankwise.MeasureError, match="groups=popularity splits all training items"):
+            refuse_on_chunks([(name, rankwise.parse_measure(name))], item_groups=True)

@@ -114,6 +114,36 @@ def test_movielens_100k(spark: Any, dialect: str | None) -> None:
                              dialect=dialect)  # fmt: skip
 
 
+ITEM_GROUP_MEASURES = ["AWRF@5", "nDCG-AWRF@5", "AWRF(target=uniform)", "RSP@5", "REO@5", "EE-L(over=groups)",
+                       "EE-D(over=groups)", "P@5"]  # fmt: skip
+
+
+@pytest.mark.parametrize("partitions", PARTITIONS)
+def test_item_group_measures_equal_the_local_engine(spark: Any, partitions: int) -> None:
+    """``item_groups=`` on Spark: the per-query item-group measures (AWRF, nDCG-AWRF, EE over=groups) and the global
+    ones (RSP, REO, whose per-user numerators and denominators are gathered like any aggregation input), with each
+    user's training items, and the notes about items in no group, equal the local engine's bit for bit."""
+    qrels, run = _random(5)
+    rng = np.random.default_rng(5)
+    groups = {f"d{d}": ("red", "green", "blue", "grey")[d % 4] for d in range(250)} | {"d999": "red"}
+    train = pl.DataFrame({"user_id": [f"q{q}" for q in rng.integers(0, 40, 200)],
+                          "item_id": [f"d{d}" for d in rng.integers(0, 300, 200)]}).unique()  # fmt: skip
+    on_both_engines(spark, qrels, run, ITEM_GROUP_MEASURES, partitions, train=train, item_groups=groups)
+
+
+def test_item_groups_the_tasks_cannot_see_are_refused(spark: Any) -> None:
+    """The popularity split reads every training item, which no task holds: refused in one line, as a measure
+    needing item groups without them."""
+    import rankwise.spark
+
+    qrels, run = _random(6)
+    frames = spark_frame(spark, qrels), spark_frame(spark, run)
+    with pytest.raises(rankwise.InputError, match=r"^item_groups='popularity' splits all training items"):
+        rankwise.spark.evaluate(*frames, ["AWRF@5"], item_groups="popularity")
+    with pytest.raises(rankwise.MeasureError, match=r"^AWRF@5: needs item groups"):
+        rankwise.spark.evaluate(*frames, ["AWRF@5"])
+
+
 @pytest.mark.parametrize(("grade_type", "score_type"), [
     (pl.Int8, pl.Float32), (pl.Int16, pl.Int64), (pl.Int32, pl.Int16), (pl.Float64, pl.Int8), (pl.Float32, pl.Int32),
     (pl.String, pl.Float64), (pl.Int64, pl.String), (pl.Decimal(10, 2), pl.Decimal(12, 3)),

@@ -342,16 +342,21 @@ def reads_all_training(m: Measure) -> bool:
             or (m.name == "Coverage" and (m.get("over") == "train" or m.get("count") == "known")))  # fmt: skip
 
 
-def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]]) -> None:
+def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]], *, item_groups: bool = False) -> None:
     """Refuse, on an engine whose tasks see only their own users' training interactions (Spark), a measure that
-    reads all of them (:func:`reads_all_training`), or item features, a baseline's lists or item groups, which it
-    does not take."""
+    reads all of them (:func:`reads_all_training`; RSP and REO with ``groups=popularity``, the training items' head
+    and tail), item features or a baseline's lists, which it does not take, or item groups when none are given
+    (``item_groups``: whether they are)."""
     for key, measure in pairs:
+        if measure.name in ("RSP", "REO") and measure.get("groups") == "popularity":
+            raise MeasureError(f"{key}: groups=popularity splits all training items into head and tail, and each "
+                               "Spark task sees only its users' interactions: give item_groups=, or use "
+                               "rankwise.evaluate")  # fmt: skip
         if reads_all_training(measure):
             raise MeasureError(f"{key}: each Spark task sees only its users' training interactions and this measure "
                                "reads all of them (item popularity, the training items): use rankwise.evaluate")
         if measure.name in ("ILD", "Unexpectedness", "RBO", "LIP"):
             raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item features or baseline lists: use "
                                "rankwise.evaluate")  # fmt: skip
-        if measure.name in ("AWRF", "nDCG-AWRF", "RSP", "REO"):
-            raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item groups: use rankwise.evaluate")
+        if measure.name in ("AWRF", "nDCG-AWRF", "RSP", "REO") and not item_groups:
+            raise MeasureError(f"{key}: needs item groups: give rankwise.spark.evaluate item_groups=")

@@ -36,8 +36,10 @@ pooled AUC, its per-row inputs.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import polars as pl
@@ -48,6 +50,7 @@ from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, Kind, Table
 from ..kernels.beyond import refuse_on_chunks
 from ..pipeline.compute import candidate_counts
+from ..pipeline.groups import POPULARITY, GroupSource, item_group_notes, read_item_groups
 from ..pipeline.load import load_or_empty
 from ..pipeline.options import EvaluationOptions
 from ..pipeline.plan import MeasureLike
@@ -85,6 +88,7 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     train: Any = None,
     catalog: int | Iterable[str] | None = None,
+    item_groups: Any = None,
     partitions: int | None = None,
     chunk_rows: int = CHUNK_ROWS,
     max_query_rows: int = MAX_QUERY_ROWS,
@@ -98,6 +102,12 @@ def evaluate(
     ``train`` (training interactions, for Elliot's AUC family) is a Spark DataFrame or anything
     :func:`rankwise.evaluate` takes. An error naming a row names it by its position in the DataFrame
     (``run DataFrame row 17``: the 18th row of ``run.collect()``).
+
+    ``item_groups`` (for AWRF, nDCG-AWRF, RSP, REO and EE over=groups) is anything :func:`rankwise.evaluate` takes
+    but ``popularity`` (which splits all training items, while each task sees only its users'): read on the driver
+    and sent to every task with the plan, so it should fit the driver and each Python worker (a few bytes an item).
+    Its notes (ids that are no item of the run or the qrels, ranked items in no group, groups without a ranked item)
+    are those of :func:`rankwise.evaluate`, from one more job listing the distinct items.
 
     ``partitions``: tasks of the evaluation (default: ``spark.sql.shuffle.partitions``; a task holds its share of
     the rows, about 32 bytes a row); ``chunk_rows``: rows a task evaluates at once (about 200 bytes a row);
@@ -127,7 +137,8 @@ def evaluate(
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
             raise InputError(f"{name} must be a whole number >= 1, not {limit!r}")
     check_order_column(order_column)
-    refuse_on_chunks(plan.pairs)
+    refuse_on_chunks(plan.pairs, item_groups=options.item_groups is not None)
+    groups_source = _item_groups(options.item_groups)
     session: SparkSession = run.sparkSession
     sides: dict[str, Side | None] = {}
     empty: dict[str, Table] = {}
@@ -146,7 +157,8 @@ def evaluate(
     present = [s for s in (sides["qrels"], sides["run"], train_side) if s is not None]
     common = dict(zip([s.code for s in present], with_common_id_types(present)))
     task = Task(plan, common.get(QRELS), common.get(RUN), common.get(train_side.code) if train_side else None,
-                _catalog(train_frame, train_side, options.catalog), chunk_rows, max_query_rows, row_order)  # fmt: skip
+                _catalog(train_frame, train_side, options.catalog), chunk_rows, max_query_rows, row_order,
+                groups_source)  # fmt: skip
     frames = {"qrels": qrels, "run": run}
     count = partitions or int(session.conf.get("spark.sql.shuffle.partitions") or 200)
     payloads = _evaluated(task, frames, train_frame, count)
@@ -154,7 +166,33 @@ def evaluate(
         task = task.with_values_as_given()
         payloads = _evaluated(task, frames, train_frame, count)
     inputs, groups = gather(task, payloads, frames, empty)
-    return assemble(plan, inputs, groups)
+    result = assemble(plan, inputs, groups)
+    if groups_source is None:
+        return result
+    notes = item_group_notes(groups_source, *(_distinct_items(frames[kind], task.run if kind == "run" else task.qrels)
+                                              for kind in ("run", "qrels")))  # fmt: skip
+    return dataclasses.replace(result, caveats=(*result.caveats, *notes))
+
+
+def _item_groups(item_groups: Any) -> GroupSource | None:
+    """The item groups read on the driver (:func:`rankwise.pipeline.groups.read_item_groups`); ``popularity``
+    refused: it splits every training item by popularity, and a task sees only its own users' interactions."""
+    if item_groups is None:
+        return None
+    if isinstance(item_groups, str) and item_groups.strip().lower() == POPULARITY and not Path(item_groups).exists():
+        raise InputError("item_groups='popularity' splits all training items by popularity, and each Spark task "
+                         "sees only its users' interactions: give the groups (a mapping, a table or FILE:COLUMN), "
+                         "or use rankwise.evaluate")  # fmt: skip
+    return read_item_groups(item_groups)
+
+
+def _distinct_items(frame: DataFrame, side: Side | None) -> pl.Series:
+    """The distinct item ids of a qrels or run DataFrame as text (one job; empty without the input)."""
+    if side is None:
+        return pl.Series(DOCID, [], dtype=pl.String)
+    items = column(frame, side.columns[DOCID]).cast("string")
+    rows = frame.select(items.alias(DOCID)).distinct().collect()
+    return pl.Series(DOCID, [row[DOCID] for row in rows if row[DOCID] is not None], dtype=pl.String)
 
 
 def _evaluated(task: Task, frames: Mapping[str, DataFrame], train: DataFrame | None, partitions: int) -> list[Payload]:

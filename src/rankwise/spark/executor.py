@@ -34,6 +34,7 @@ import pyarrow as pa
 from ..errors import InputError, RankwiseError
 from ..io.table import DOCID, QID, VALUE, Origin, Table, empty_table
 from ..pipeline.compute import compute_groups
+from ..pipeline.groups import GroupSource
 from ..pipeline.load import Inputs
 from ..pipeline.plan import Plan
 from .frames import KEY, InexactValues, Side
@@ -62,6 +63,7 @@ class Task:
     chunk_rows: int
     max_query_rows: int
     row_order: str | None = None
+    item_groups: GroupSource | None = None
 
     def with_values_as_given(self) -> Task:
         """This task with the qrels' and the run's values in columns of their own type (see
@@ -176,7 +178,8 @@ def evaluate_chunk(rows: pl.DataFrame, task: Task) -> dict[str, Array]:
         if task.row_order is not None and task.run is not None:
             tables["run"] = in_given_order(tables["run"], raws["run"], task.run, task.row_order,
                                            task.plan.policies.scores)  # fmt: skip
-        groups = compute_groups(task.plan, Inputs(tables["qrels"], tables["run"], train), task.catalog,
+        inputs = Inputs(tables["qrels"], tables["run"], train, item_groups=task.item_groups)
+        groups = compute_groups(task.plan, inputs, task.catalog,
                                 allow_empty=True)  # fmt: skip
     except RankwiseError as exc:
         return {**out, "error": [type(exc).__name__, str(exc)]}
