@@ -104,6 +104,7 @@ def test_query_ranges_and_a_stream_equal_the_whole(monkeypatch: pytest.MonkeyPat
         assert parts.query_ids == whole.query_ids
         assert np.allclose(parts.values, whole.values, equal_nan=True, rtol=0, atol=1e-12)
         assert parts.aggregate == pytest.approx(whole.aggregate, rel=1e-12, nan_ok=True)
+        assert parts.notes() == whole.notes()  # a stream's notes on items in no group come from its ranges
 
 
 def test_the_command_line(tmp_path: Path) -> None:

@@ -129,7 +129,7 @@ def evaluate_with(
                              baseline=options.baseline, item_groups=options.item_groups)  # fmt: skip
         groups = compute_in_partitions(plan, inputs, options.catalog)
     result = assemble(plan, inputs, groups)
-    if inputs.item_groups is not None and inputs.run.height:  # a streamed run's table holds no rows to compare
+    if inputs.item_groups is not None and inputs.run.height:  # a stream has them from its ranges (partitioned.py)
         notes = item_group_notes(inputs.item_groups, inputs.run.frame.get_column(DOCID).unique(),
                                  inputs.qrels.frame.get_column(DOCID).unique())  # fmt: skip
         result = dataclasses.replace(result, caveats=(*result.caveats, *notes))

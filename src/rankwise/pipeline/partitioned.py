@@ -39,6 +39,7 @@ from ..io.blocks import Block, run_blocks
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
 from .compute import SAMPLED_NOTE, GroupValues, compute_groups
+from .groups import item_group_notes
 from .load import Inputs
 from .plan import Plan
 
@@ -81,7 +82,7 @@ def evaluate_in_partitions(
             for p in range(num_partitions)
         )
         side = dataclasses.replace(side, qrels=judgments, run=judgments)  # qrels and run: per partition
-        groups = compute_partitions(plan, partitions, num_partitions, side, catalog, report)
+        groups = compute_partitions(plan, partitions, num_partitions, side, catalog, report, item_notes=True)
     empty = spill.empty_run.drop(_SOURCE_ROW).with_row_index(ROW)
     run_table = Table("run", empty, Origin(str(run)), spill.run_name, spill.notes)
     if not groups[0].query_ids:
@@ -137,17 +138,28 @@ def _rowsby_partition(partition: np.ndarray, num_partitions: int) -> list[np.nda
 
 def compute_partitions(
     plan: Plan, partitions: Iterable[tuple[Table, Table]], num_partitions: int, side: Inputs, catalog: Any,
-    progress: Progress | None,
+    progress: Progress | None, *, item_notes: bool = False,
 ) -> list[GroupValues]:  # fmt: skip
     """Each (qrels, run) partition computed with the other inputs of ``side`` (no partition needs a query), the
-    query groups joined in order."""
+    query groups joined in order. ``item_notes``: the run is read range by range only (streamed), so the notes of
+    :func:`rankwise.pipeline.groups.item_group_notes` about ``side.item_groups`` come from the ranges' distinct
+    items, with the first group's notes."""
     parts = []
+    ranked: list[pl.Series] = []
+    judged: list[pl.Series] = []
     for p, (qrels, run) in enumerate(partitions):
         inputs = dataclasses.replace(side, qrels=qrels, run=run)
         parts.append(compute_groups(plan, inputs, catalog, allow_empty=True))
+        if item_notes and side.item_groups is not None:
+            ranked.append(run.frame.get_column(DOCID).cast(pl.String).unique())
+            judged.append(qrels.frame.get_column(DOCID).cast(pl.String).unique())
         if progress is not None:
             progress("computing", p + 1, num_partitions)
-    return [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
+    groups = [concatenate_groups([part[g] for part in parts]) for g in range(len(plan.groups))]
+    if ranked and side.item_groups is not None:
+        notes = item_group_notes(side.item_groups, pl.concat(ranked).unique(), pl.concat(judged).unique())
+        groups[0] = dataclasses.replace(groups[0], caveats=(*groups[0].caveats, *notes))
+    return groups
 
 
 @dataclasses.dataclass

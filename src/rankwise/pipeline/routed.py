@@ -144,7 +144,7 @@ def evaluate_routed(
                 yield qrels, _scanned(folder / f"run-{p}.txt", empty_run)
 
         try:
-            groups = compute_partitions(plan, partitions(), num_partitions, side, catalog, progress)
+            groups = compute_partitions(plan, partitions(), num_partitions, side, catalog, progress, item_notes=True)
         except (_Irregular, InputError):
             return None
     return Routed(empty_run, groups, counts)
