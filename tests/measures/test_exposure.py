@@ -115,15 +115,28 @@ def read_expeval_files(data: Any, tmp: Path, options: dict[str, Any]) -> tuple[A
             data.read_topfile(str(tmp / "run")))  # fmt: skip
 
 
+Orders = dict[str, list[list[str]]]
+"""Per query its samples: each a ranking (doc ids, rank 1 first)."""
+
+
+def write_samples(path: Path, orders: Orders) -> None:
+    """The samples as expeval reads them: ``qid sample docno rank score tag`` (data.py read_topfile)."""
+    path.write_text("".join(f"{q} s{n} {d} {r} 0 x\n" for q, samples in orders.items()
+                            for n, order in enumerate(samples) for r, d in enumerate(order, 1)))  # fmt: skip
+
+
 def _run_expeval(tmp: Path, qrels: Qrels, run: Run, options: dict[str, Any], ties: bool
                  ) -> dict[str, tuple[float, float, float]]:  # fmt: skip
     """expeval.main's steps on the case written to files, returning (difference, disparity, relevance) per query."""
+    return run_expeval_on(tmp, qrels, {q: _samples(run, q, ties, options["k"]) for q in run}, options)
+
+
+def run_expeval_on(tmp: Path, qrels: Qrels, orders: Orders, options: dict[str, Any]
+                   ) -> dict[str, tuple[float, float, float]]:  # fmt: skip
+    """expeval.main's steps on qrels and sampled rankings written to files: (difference, disparity, relevance)
+    per query."""
     (tmp / "qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in qrels.items() for d, g in docs.items()))
-    lines = []
-    for q in run:
-        orders = _samples(run, q, ties, options["k"])
-        lines += [f"{q} s{n} {d} {r} 0 x\n" for n, order in enumerate(orders) for r, d in enumerate(order, 1)]
-    (tmp / "run").write_text("".join(lines))
+    write_samples(tmp / "run", orders)
     sys.path.insert(0, str(EXPEVAL))
     try:
         data, exposure = importlib.import_module("data"), importlib.import_module("exposure")
@@ -199,20 +212,32 @@ def pinned_queries(qrels: Qrels, run: Run, options: dict[str, Any], ties: bool
                    ) -> Iterator[tuple[str, dict[str, int], dict[str, float]]]:  # fmt: skip
     """Each query expeval reads (data.read_qrels keeps T: the relevant documents, or every judged one with -C;
     binary grades with -B): (query, its judgments, the expected exposure of each document over the run's samples)."""
+    return pinned_on(qrels, {q: _samples(run, q, ties, options["k"]) for q in run}, options)
+
+
+def pinned_on(qrels: Qrels, orders: Orders, options: dict[str, Any]
+              ) -> Iterator[tuple[str, dict[str, int], dict[str, float]]]:  # fmt: skip
+    """:func:`pinned_queries` of sampled rankings given as they are."""
     complete = options["judgments"] == "complete"
     for q, docs in qrels.items():
         judged = {d: (min(g, 1) if options["grades"] == "binary" else g) for d, g in docs.items() if complete or g > 0}
         if judged:  # else data.read_qrels keeps no document of the query: expeval skips it
-            orders = _samples(run, q, ties, options["k"]) if q in run else []
-            yield q, judged, _pinned_expected(orders, judged, options["browse"], options["p"], options["u"])
+            samples = orders.get(q, [])
+            yield q, judged, _pinned_expected(samples, judged, options["browse"], options["p"], options["u"])
 
 
 def _pinned(qrels: Qrels, run: Run, options: dict[str, Any], ties: bool) -> dict[str, tuple[float, float, float]]:
     """metrics.py's Difference, Disparity, Relevance (values and bounds, util.geometricSeries) per query."""
+    return pinned_values(qrels, {q: _samples(run, q, ties, options["k"]) for q in run}, options)
+
+
+def pinned_values(qrels: Qrels, orders: Orders, options: dict[str, Any]) -> dict[str, tuple[float, float, float]]:
+    """:func:`_pinned` of sampled rankings given as they are."""
     um, p, u = options["browse"], options["p"], options["u"]
     complete = options["judgments"] == "complete"
     out = {}
-    for q, judged, e in pinned_queries(qrels, run, options, ties):
+    run = orders
+    for q, judged, e in pinned_on(qrels, orders, options):
         target = _pinned_target(judged, um, p, u)
         n, pp = (len(judged) if complete else math.inf), (p if um == "rbp" else p * u)
         t = sorted(target.values())
@@ -327,3 +352,106 @@ def test_expeval_dialect(case: tuple[Qrels, Run]) -> None:
     ours = {q: (v["difference"], v["disparity"], v["relevance"]) for q, v in result.per_query.items()}
     _compare(ours, _pinned(qrels, run, EXPEVAL_DEFAULTS, ties=False))
     assert str(result.measures[0]) == "EE-L(normalise=yes)"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Sampled rankings (samples=): several rankings per query, each document's exposure averaged over them
+
+
+@st.composite
+def sampled(draw: Any) -> tuple[Qrels, Orders]:
+    """Qrels as :func:`cases`; each query 1-4 samples (or none), each a random order of a random subset of its
+    documents (a document in some samples only)."""
+    qrels, _ = draw(cases(ties=False))
+    orders: Orders = {}
+    for q in qrels:
+        if q != "q0" and draw(st.booleans()):
+            continue
+        docs = [f"d{i}" for i in range(7)]
+        orders[q] = [draw(st.permutations(docs))[: draw(st.integers(1, 7))] for _ in range(draw(st.integers(1, 4)))]
+    return qrels, orders
+
+
+def _ours_sampled(tmp: Path, qrels: Qrels, orders: Orders, options: dict[str, Any]
+                  ) -> dict[str, tuple[float, float, float]]:  # fmt: skip
+    """rankwise.evaluate(samples=True) on the samples written as expeval reads them."""
+    write_samples(tmp / "samples", orders)
+    params = ",".join(f"{k}={v}" for k, v in options.items() if k != "k")
+    cut = "" if options["k"] is None else f"@{options['k']}"
+    names = [f"EE-L({params}){cut}", f"EE-D({params}){cut}", f"EE-R({params}){cut}"]
+    per_query = rankwise.evaluate(qrels, str(tmp / "samples"), names, samples=True, queries="qrels").per_query
+    return {q: tuple(per_query[q][n] for n in names) for q in per_query}  # type: ignore[misc]
+
+
+def _cut(orders: Orders, k: int | None) -> Orders:
+    return {q: [order[:k] for order in samples] for q, samples in orders.items()}
+
+
+@pytest.mark.skipif(not EXPEVAL, reason="RANKWISE_EXPEVAL (a checkout of github.com/diazf/expeval) is not set")
+@settings(max_examples=100, deadline=None)
+@given(case=sampled(), options=OPTIONS)
+def test_sampled_rankings_against_expeval(tmp_path_factory: pytest.TempPathFactory, case: tuple[Qrels, Orders],
+                                          options: dict[str, Any]) -> None:  # fmt: skip
+    qrels, orders = case
+    theirs = run_expeval_on(tmp_path_factory.mktemp("expeval"), qrels, _cut(orders, options["k"]), options)
+    _compare(_ours_sampled(tmp_path_factory.mktemp("ours"), qrels, orders, options), theirs)
+
+
+@settings(max_examples=150, deadline=None)
+@given(case=sampled(), options=OPTIONS)
+def test_sampled_rankings_pinned(tmp_path_factory: pytest.TempPathFactory, case: tuple[Qrels, Orders],
+                                 options: dict[str, Any]) -> None:  # fmt: skip
+    qrels, orders = case
+    expected = pinned_values(qrels, _cut(orders, options["k"]), options)
+    _compare(_ours_sampled(tmp_path_factory.mktemp("ours"), qrels, orders, options), expected)
+
+
+def test_sampled_rankings_by_hand(tmp_path: Path) -> None:
+    """Qrels a:1; samples (a, b) and (b, a); RBP p = 1/2: ε_a = ε_b = (1 + 1/2) / 2 = 3/4, as ``ties=average`` gives
+    for a and b tied; EE-R is linear in ε, so it is the samples' mean; EE-D is not (‖mean ε‖² ≠ mean ‖ε‖²)."""
+    qrels = {"q": {"a": 1}}
+    write_samples(tmp_path / "run", {"q": [["a", "b"], ["b", "a"]]})
+    names = ["EE-D(browse=rbp)", "EE-R(browse=rbp)"]
+    values = rankwise.evaluate(qrels, str(tmp_path / "run"), names, samples=True).aggregate
+    assert close(values["EE-D(browse=rbp)"], 2 * (3 / 4) ** 2) and close(values["EE-R(browse=rbp)"], 3 / 4)
+    tied = rankwise.evaluate(qrels, {"q": {"a": 1.0, "b": 1.0}}, names, ties="average").aggregate
+    assert values == pytest.approx(tied, rel=1e-12)
+    each = [rankwise.evaluate(qrels, {"q": {d: -r for r, d in enumerate(o)}}, names).aggregate
+            for o in (["a", "b"], ["b", "a"])]  # fmt: skip
+    assert close(values["EE-R(browse=rbp)"], (each[0]["EE-R(browse=rbp)"] + each[1]["EE-R(browse=rbp)"]) / 2)
+    assert not close(values["EE-D(browse=rbp)"], (each[0]["EE-D(browse=rbp)"] + each[1]["EE-D(browse=rbp)"]) / 2)
+
+
+def test_sampled_rankings_from_a_table_and_over_groups(tmp_path: Path) -> None:
+    """A DataFrame's sample column (rows ordered by score as ever) gives the file's values, over documents and over
+    item groups."""
+    qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"x": 1, "y": 1}}
+    orders = {"q1": [["a", "b", "c"], ["c", "a"], ["b", "d", "a"]], "q2": [["y", "x"]]}
+    write_samples(tmp_path / "run", orders)
+    rows = [(q, f"s{n}", d, -float(r)) for q, samples in orders.items() for n, order in enumerate(samples)
+            for r, d in enumerate(order, 1)]  # fmt: skip
+    table = pl.DataFrame(rows, schema=["query_id", "draw", "doc_id", "score"], orient="row")
+    names = [*(f"EE-{x}" for x in "LDR"), *(f"EE-{x}(over=groups)" for x in "LDR")]
+    groups = {"a": "g1", "b": "g2", "c": "g1", "x": "g1", "y": "g2"}
+    from_file = rankwise.evaluate(qrels, str(tmp_path / "run"), names, samples=True, item_groups=groups)
+    from_table = rankwise.evaluate(qrels, table, names, samples="draw", item_groups=groups)
+    assert np.array_equal(from_file.values, from_table.values, equal_nan=True)
+    assert not np.isnan(from_file.values).any()
+
+
+def test_sampled_rankings_bad_input(tmp_path: Path) -> None:
+    qrels = {"q": {"a": 1}}
+    (tmp_path / "run").write_text("q s1 a 1 0 x\nq s1 b 2 0 x\nq s1 a 3 0 x\n")
+    with pytest.raises(rankwise.InputError, match=r"run:3: doc a repeated in sample 's1' of query 'q'"):
+        rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L"], samples=True)
+    (tmp_path / "run").write_text("q s1 a 1 0 x\nq s1 b first 0 x\n")
+    with pytest.raises(rankwise.InputError, match=r"run:2: rank 'first' is not a whole number >= 1"):
+        rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L"], samples=True)
+    (tmp_path / "run").write_text("q s1 a 1\n")
+    with pytest.raises(rankwise.InputError, match=r"run:1: not a run line of a sampled run"):
+        rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L"], samples=True)
+    with pytest.raises(rankwise.MeasureError, match=r"^nDCG: only the expected-exposure measures"):
+        rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L", "nDCG"], samples=True)
+    with pytest.raises(rankwise.InputError, match=r"no sample column 'draw'"):
+        rankwise.evaluate(qrels, pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}), ["EE-L"],
+                          samples="draw")  # fmt: skip

@@ -95,6 +95,10 @@ OPTIONS: dict[str, CommandLineOption] = {
                            help="Item groups for AWRF, FairScore, RSP and REO: a column of a CSV/TSV/parquet file or "
                                 "RecBole .item file (ml-100k.item:class; one label per item), or popularity (the "
                                 "head/tail split of the --train items, 0.8 of the interactions in the head)."),
+    "samples": _option("--samples", default=None, is_flag=False, flag_value="", metavar="[COLUMN]",
+                       help="The run holds several sampled rankings per query (a stochastic ranking policy), for "
+                            "EE-L, EE-D and EE-R: alone, a TREC run's second field names the sample (expeval's "
+                            "format, each sample ordered by rank); with COLUMN, a tabular run's sample column."),
     "groups": _option("--groups", default=None, metavar="FILE:COLUMN|activity",
                       help="Split every measure by user (query) group: a column of a CSV/TSV/parquet file or RecBole "
                            ".user file (ml-100k.user:gender), or activity (training interactions per user from "
@@ -157,6 +161,7 @@ def to_evaluation_options(given: Mapping[str, Any]) -> EvaluationOptions:
         "cutoffs": _cutoffs(given.get("cutoffs")),
         "qrels_columns": columns_from_names(given.get("truth_cols"), "qrels"),
         "run_columns": columns_from_names(given.get("rec_cols"), "run"),
+        "samples": True if given.get("samples") == "" else given.get("samples"),
     })  # fmt: skip
 
 

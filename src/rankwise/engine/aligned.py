@@ -84,6 +84,9 @@ class Aligned:
     subtopics: Any = None
     """The subtopic judgments the intent-aware measures read (:class:`rankwise.io.subtopics.SubtopicJudgments`;
     attached after alignment, None without them)."""
+    samples: Any = None
+    """With sampled rankings, the rankings of each query's samples (:class:`rankwise.pipeline.samples.SampledRankings`):
+    the expected-exposure measures average each document's exposure over them."""
     _cache: dict = field(default_factory=dict, repr=False)
 
     def doc_id_series(self) -> pl.Series:

@@ -64,7 +64,12 @@ def run_exposure(a: Aligned, m: Measure, rel: int, model: _Model) -> np.ndarray:
     """ε per row: browse=rbp p^i, browse=gerr p^i (1 − u)^{h_<i} (i the 0-based rank; exposure.expected), 0 past the
     cutoff. With ``ties=average`` the expectation over every order of equal scores (expeval's mean over sampled
     rankings, each order one sample): rbp the mean of p^i over the tie's ranks; gerr p^s (1 − u)^B ·
-    E[p^J (1 − u)^X] (:func:`_tie_factor`), s the tie's first rank, B the relevant documents above it."""
+    E[p^J (1 − u)^X] (:func:`_tie_factor`), s the tie's first rank, B the relevant documents above it. With sampled
+    rankings (``a.samples``) each document's mean over its query's S_q samples, 0 in a sample that does not rank it
+    (exposure.expected: ``exposures[did] += e_i / numSamples``)."""
+    if a.samples is not None:
+        each = run_exposure(a.samples.aligned, m, rel, model)
+        return np.bincount(a.samples.row, weights=each, minlength=len(a.rank)) / a.samples.count[a.qidx]
     i = (a.rank - 1).astype(np.float64)
     shown = in_cutoff(a, m)
     relevant = a.relevant(rel)

@@ -24,6 +24,7 @@ from ..measures import Measure
 from ..policies import Policies
 from .load import Inputs
 from .plan import Plan, QueryGroup
+from .samples import attach_samples
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ def compute_groups(plan: Plan, inputs: Inputs, catalog: Any = None, *, allow_emp
         aligned = with_candidates(aligned, inputs.train, catalog, [m for _, m in pairs], inputs.features,
                                   inputs.baseline, item_groups)  # fmt: skip
         aligned.subtopics = inputs.subtopics
+        if inputs.samples is not None:
+            attach_samples(aligned, inputs.samples, group.policies)
         values, aggregation, caveats = compute(aligned, pairs, group.policies)
         if group.policies.queries != plan.policies.queries:
             caveats += tuple(f"{key}: averaged over queries={group.policies.queries.value}" for key, m in pairs

@@ -4,6 +4,7 @@ report (:mod:`rankwise.pipeline`)."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from ..io.subtopics import load_subtopic_qrels
 from ..io.table import DOCID, Grades
 from ..kernels.intent import refuse_without_subtopics
 from ..policies import QuerySet, ScorePrecision, TiePolicy
+from .compute import compute_groups
 from .groups import item_group_notes, read_item_groups
 from .load import load_inputs, load_side_inputs
 from .options import EvaluationOptions
@@ -23,6 +25,7 @@ from .partitioned import Progress, compute_in_partitions
 from .plan import MeasureLike
 from .result import EvaluationResult, assemble
 from .routed import evaluate_streamed
+from .samples import refuse_unsampled, sampled_frame, sampled_inputs, sampled_note
 
 
 def evaluate(
@@ -49,6 +52,7 @@ def evaluate(
     baseline: Any = None,
     item_groups: Any = None,
     groups: Any = None,
+    samples: bool | str | None = None,
     stream: bool | None = None,
     progress: Progress | None = None,
 ) -> EvaluationResult:
@@ -93,6 +97,11 @@ def evaluate(
     With ``qrels=None``, or ``qrels`` the same file as ``subtopics``, the ordinary judgments are derived from them:
     each document's largest grade over the query's subtopics.
 
+    ``samples`` reads the run as sampled rankings of a stochastic ranking policy, several per query, for the
+    expected-exposure measures (:mod:`rankwise.pipeline.samples`): ``True`` for a TREC run whose second field names
+    the sample (expeval's format: each sample ordered by its rank field), or the name of a tabular run's sample
+    column; each document's exposure is its mean over the query's samples.
+
     ``stream=True`` evaluates a run file (TREC text, gzip or parquet) larger than memory: it is read in blocks and
     partitioned by query on disk (:mod:`rankwise.pipeline.partitioned`), with the same numbers as in memory;
     ``None`` (default) does so for run files over :data:`STREAM_BYTES`. ``progress(stage, done, total)`` is called
@@ -115,7 +124,16 @@ def evaluate_with(
     refuse_without_subtopics(plan.pairs, judgments)
     if judgments is not None and (qrels is None or _same_file(qrels, subtopics)):
         qrels = judgments.adhoc_qrels()
-    if _streams(run, options.stream):
+    if options.samples:
+        refuse_unsampled(plan)
+        load = functools.partial(load_inputs, plan, train=options.train, qrels_columns=options.qrels_columns,
+                                 features=options.features, baseline=options.baseline,
+                                 item_groups=options.item_groups)  # fmt: skip
+        frame = sampled_frame(run, options.samples)
+        inputs = sampled_inputs(plan, qrels, frame, options.run_columns, load)
+        groups = compute_groups(plan, inputs, options.catalog)
+        groups[0] = dataclasses.replace(groups[0], caveats=(*groups[0].caveats, sampled_note(frame)))
+    elif _streams(run, options.stream):
         train_table = read_interactions(options.train) if options.train is not None else None
         feature_table, baseline_table = load_side_inputs(options.features, options.baseline)
         item_groups = read_item_groups(options.item_groups, train_table) if options.item_groups is not None else None

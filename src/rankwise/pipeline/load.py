@@ -33,6 +33,9 @@ class Inputs:
     features: pl.DataFrame | None = None
     baseline: Table | None = None
     item_groups: GroupSource | None = None
+    samples: Inputs | None = None
+    """Sampled rankings (:mod:`rankwise.pipeline.samples`): every (query, sample) a query of its own, with the
+    query's judgments; ``run`` then holds each query's documents over its samples, once each."""
 
     @property
     def notes(self) -> tuple[str, ...]:

@@ -78,6 +78,9 @@ class EvaluationOptions:
     groups: Any = None
     """User (query) groups the per-query values are split by (:mod:`rankwise.pipeline.groups`): ``{query_id: label}``,
     a table, ``"FILE:COLUMN"``, or ``"activity"`` (training interactions per user: cold / regular / heavy)."""
+    samples: bool | str | None = None
+    """Sampled rankings for the expected-exposure measures (:mod:`rankwise.pipeline.samples`): True (a TREC run's
+    second field names the sample) or a tabular run's sample column."""
     stream: bool | None = None
     """Evaluate a run file in partitions read in blocks (runs larger than memory); None: for large run files."""
     progress: Progress | None = None
