@@ -24,7 +24,7 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
 @format_option(FORMATS, "trec = trec_eval's exact layout; json = {aggregate, per_query}; csv = long rows.")
 @evaluation_options("dialect", "stream")
 @click.option("--quiet", is_flag=True, help="No progress bar (it is shown only on a terminal, for long work).")
-@evaluation_options("subtopics", "features", "baseline", "grades", *INPUT_OPTIONS, "item_groups", "groups")
+@evaluation_options("subtopics", "features", "baseline", "grades", *INPUT_OPTIONS, "item_groups", "samples", "groups")
 @click.option("--interval", type=click.Choice([i.value for i in IntervalMethod]), default="t", show_default=True,
               help="Intervals of the --groups table's means: t, or bootstrap percentile or BCa (seed 0; its work grows "
                    "with queries x resamples).")
