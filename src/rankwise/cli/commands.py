@@ -30,6 +30,11 @@ from .options import INPUT_OPTIONS, MEASURES, evaluation_options, to_evaluation_
                    "with queries x resamples).")
 @click.option("--resamples", type=click.IntRange(1, MAX_RESAMPLES), default=10_000, show_default=True,
               help="Bootstrap resamples of the --groups table's intervals.")
+@click.option("--gap-interval", type=click.Choice(["welch", "stratified", "fairlearn", "none"]), default="welch",
+              show_default=True,
+              help="Intervals of the --groups table's gaps: Welch's t interval of the difference, or bootstrap ones "
+                   "of the difference, ratio and MAD (groups resampled apart, or fairlearn MetricFrame's resampling; "
+                   "their work grows with queries x resamples), or none.")
 @fail_cleanly
 def evaluate(
     qrels: str,
@@ -40,6 +45,7 @@ def evaluate(
     quiet: bool,
     interval: str,
     resamples: int,
+    gap_interval: str,
     evaluation: dict[str, Any],
 ) -> None:
     """Evaluate RUN against QRELS (TREC text, .gz, CSV/TSV with a header, or parquet)."""  # fmt: skip
@@ -51,7 +57,8 @@ def evaluate(
     with progress_bar(enabled=not quiet) as progress:
         result = evaluate_with(qrels, run, list(measures) or None, dataclasses.replace(options, progress=progress))
     echo_result(result, output_format, per_query, with_runid=not measures or "official" in measures,
-                group_intervals={"interval": interval, "resamples": resamples})  # fmt: skip
+                group_intervals={"interval": interval, "resamples": resamples,
+                                 "gap_interval": gap_interval})  # fmt: skip
 
 
 @click.command("measures", short_help="List every measure.")

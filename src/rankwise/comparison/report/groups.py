@@ -18,7 +18,9 @@ from .marks import interval, number
 def format_group_text(table: GroupTable) -> str:
     """The group table as plain text: a row per group (its size, each measure's mean with its interval), then a row
     per measure naming the highest and the lowest group with their difference and ratio, the overall mean, the
-    largest distance of a group's mean from it, and the mean absolute difference over every pair of groups (MAD)."""
+    largest distance of a group's mean from it, and the mean absolute difference over every pair of groups (MAD),
+    then (with :attr:`GroupTable.gap_intervals`) a row per measure with the intervals of the difference, ratio and
+    MAD and whether the difference's interval excludes 0."""
     heading = f"by {table.name} ({table.intervals})"
     columns = [list(table.labels), [str(table.sizes[g]) for g in table.labels]]
     columns += [[f"{number(r.mean)} {interval(r.low, r.high)}" for r in (table.row(g, key) for g in table.labels)]
@@ -32,7 +34,18 @@ def format_group_text(table: GroupTable) -> str:
          [number(g.difference) for g in gaps], [number(g.ratio) for g in gaps], [number(g.overall) for g in gaps],
          [number(g.to_overall_difference) for g in gaps], [number(g.mad) for g in gaps]],
         [False, False, False, True, True, True, True, True])]  # fmt: skip
+    if table.gap_intervals:
+        lines += ["", table.gap_intervals, *plain_table(
+            ["measure", "difference", "excludes 0", "ratio", "MAD"],
+            [[g.measure for g in gaps], [interval(g.difference_low, g.difference_high) for g in gaps],
+             [_yes_no(g.excludes_zero) for g in gaps], [interval(g.ratio_low, g.ratio_high) for g in gaps],
+             [interval(g.mad_low, g.mad_high) for g in gaps]],
+            [False, True, False, True, True])]  # fmt: skip
     return "\n".join(lines) + "\n"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "–" if value is None else "yes" if value else "no"
 
 
 def group_json(text: str, result: EvaluationResult, table: GroupTable) -> str:
@@ -47,7 +60,8 @@ def group_json(text: str, result: EvaluationResult, table: GroupTable) -> str:
 GROUP_CSV_COLUMNS = ("kind", "query_id", "group", "measure", "n", "value", "low", "high")
 """``kind``: ``query`` (a query's value and its group, with ``-q``), ``all`` (the aggregate), ``group`` (value = the
 group's mean, with its interval), ``difference`` / ``ratio`` (between the groups named ``highest/lowest``), ``mad``
-(the mean absolute difference between the means of every pair of groups, Elliot's MAD; no group named)."""
+(the mean absolute difference between the means of every pair of groups, Elliot's MAD; no group named); ``low`` and
+``high`` of these three are their bootstrap intervals (:func:`rankwise.comparison.groups.gap_intervals`)."""
 
 
 def group_csv(result: EvaluationResult, table: GroupTable, per_query: bool) -> str:
@@ -64,9 +78,10 @@ def group_csv(result: EvaluationResult, table: GroupTable, per_query: bool) -> s
     writer.writerows(_row("group", None, r.group, r.measure, r.n, r.mean, r.low, r.high) for r in table.rows)
     for g in table.gaps:
         pair = f"{g.highest}/{g.lowest}"
-        writer.writerows((_row("difference", None, pair, g.measure, None, g.difference),
-                          _row("ratio", None, pair, g.measure, None, g.ratio),
-                          _row("mad", None, None, g.measure, None, g.mad)))  # fmt: skip
+        writer.writerows((_row("difference", None, pair, g.measure, None, g.difference, g.difference_low,
+                               g.difference_high),
+                          _row("ratio", None, pair, g.measure, None, g.ratio, g.ratio_low, g.ratio_high),
+                          _row("mad", None, None, g.measure, None, g.mad, g.mad_low, g.mad_high)))  # fmt: skip
     return out.getvalue()
 
 
