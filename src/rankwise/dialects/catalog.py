@@ -291,13 +291,23 @@ DIALECTS: tuple[Dialect, ...] = (
         "RUCAIBox/RecBole recbole/evaluator/metrics.py (Precision, MAP, NDCG, MRR, Hit)",
         "tests/dialects/test_dialects_libraries.py against recbole 1.2.1 itself (a second environment with numpy < "
         "1.24) on "
-        "the ML-100K lists, GAUC included",
+        "the ML-100K lists, GAUC included; its beyond-accuracy metrics (ItemCoverage, AveragePopularity, GiniIndex, "
+        "ShannonEntropy, TailPercentage) in tests/dialects/test_recbole_beyond.py, RecBole's own Dataset, Collector "
+        "and Evaluator on 40 random datasets and the ML-100K lists",
         policies={"queries": "relevant"},
         bindings={"AP": {"denom": "min_k_R"}, "nDCG": {"gain": "binary"}, "AUC": {"mean": "positives"},
-                  "Entropy": {"log": "ln", "divide": "items"}, "LongTail": {"tail_ratio": 0.1}},
+                  "Entropy": {"log": "ln", "divide": "items"}, "ARP": {"repeats": "each"},
+                  "LongTail": {"tail_ratio": 0.1, "repeats": "each"}},
         caveats=(
             "ties: when RecBole ranks items itself it takes torch.topk of the scores (collector.py:154), whose order "
             "of equal scores is implementation-defined; rankwise orders them by doc id",
+            "Coverage and Gini: RecBole divides by / spreads over data.num_items, every item of the dataset (all "
+            "splits) plus its [PAD] item 0 (recbole/evaluator/collector.py:85-87, Dataset.num): pass catalog= that "
+            "number (the dataset's items + 1); without it rankwise's catalogue is the training items",
+            "LongTail with tail_ratio <= 1 (TailPercentage) orders equal training counts by RecBole's internal item id "
+            "(recbole/evaluator/metrics.py:737-742), numbered in the atomic file's order (pd.factorize, "
+            "recbole/data/dataset/dataset.py:1197-1205); rankwise by item id: equal given RecBole's internal ids, or "
+            "external ids numbered in file order",
         ),
         names=peers.RECBOLE,
     ),

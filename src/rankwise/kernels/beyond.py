@@ -27,6 +27,7 @@ from ..engine.rowops import concatenated_ranges
 from ..engine.similarity import KINDS, item_vectors, paired_dots, pairwise_distance_sums, row_sums
 from ..engine.training import (
     Training,
+    TrainingIndex,
     catalogue_size,
     in_items,
     item_keys,
@@ -38,6 +39,7 @@ from ..engine.training import (
     training_index,
 )
 from ..errors import MeasureError
+from ..io.table import DOCID
 from ..measures.spec import Measure
 from .common import Kernel, check_choices, in_cutoff, list_length
 
@@ -147,30 +149,47 @@ def popularity_quantile(users: np.ndarray, training_users: np.ndarray) -> np.nda
 
 
 def average_popularity(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (÷ all users or pairs with share=yes), or with
-    scale=quantile their :func:`popularity_quantile` (Abdollahpouri et al. 2019; LensKit MeanPopRank, Ekstrand et
-    al., RecSys 2017)."""
-    check_choices(m, {"popularity": ("users", "interactions"), "share": ("no", "yes"), "scale": ("count", "quantile")})
-    phi = item_popularity(a, str(m))
+    """ARP@k = Σ_{i ∈ L[:k]} φ(i) / |L[:k]|, φ = training users of i (repeats=each: its training rows, RecBole's
+    AveragePopularity; ÷ all users or pairs with share=yes), or with scale=quantile their
+    :func:`popularity_quantile` (Abdollahpouri et al. 2019; LensKit MeanPopRank, Ekstrand et al., RecSys 2017)."""
+    check_choices(m, {"popularity": ("users", "interactions"), "share": ("no", "yes"), "scale": ("count", "quantile"),
+                      "repeats": ("once", "each")})  # fmt: skip
+    index = training_index(a, str(m))
+    counts = _item_counts(a, m, index)
+    phi = per_row_of_items(a, index, counts.astype(np.float64))
     if m.get("scale") == "quantile":
         if m.get("share") == "yes":
             raise MeasureError(f"{m}: share=yes divides counts; scale=quantile is already in [0, 1]")
-        return _list_mean(a, m, popularity_quantile(phi, training_index(a, str(m)).item_users))
+        return _list_mean(a, m, popularity_quantile(phi, counts))
     if m.get("share") == "yes":
-        users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # item_popularity checked it
+        users, pairs = a.training.totals(str(m))  # type: ignore[union-attr]  # training_index checked it
+        if m.get("repeats") == "each":
+            pairs = int(counts.sum())
         phi = phi / (users if m.get("popularity") == "users" else pairs)
     return _list_mean(a, m, phi)
 
 
+def _item_counts(a: Aligned, m: Measure, index: TrainingIndex) -> np.ndarray:
+    """Per training item (in ``index``'s code order): its training users, or with repeats=each its training rows
+    (a repeated pair counting each time, as RecBole's data.count_items), once per training table."""
+    if m.get("repeats") != "each":
+        return index.item_users
+    pairs = a.training.pairs  # type: ignore[union-attr]  # training_index checked it
+    return a.training.memo(("item_rows",), lambda: np.bincount(  # type: ignore[union-attr]
+        index.item_codes(pairs.get_column(DOCID)), minlength=len(index.items)))  # type: ignore[union-attr]  # fmt: skip
+
+
 def long_tail(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT), or |L[:k] ∩ Γ| with count=yes (ACLT); Γ per
-    :func:`long_tail_mask` of the training items (Abdollahpouri, Burke & Mobasher, RecSys 2017)."""
-    check_choices(m, {"count": ("no", "yes")})
+    :func:`long_tail_mask` of the training items by their training users (repeats=each: rows, RecBole's
+    TailPercentage) (Abdollahpouri, Burke & Mobasher, RecSys 2017)."""
+    check_choices(m, {"count": ("no", "yes"), "repeats": ("once", "each")})
     tail_ratio = m.get("tail_ratio")
     head_share = None if tail_ratio is not None else m.get("head_share")
     index = training_index(a, str(m))
-    in_tail = a.training.memo(("long_tail", head_share, tail_ratio), lambda: long_tail_mask(  # type: ignore[union-attr]
-        index.items, index.item_users, head_share, tail_ratio))  # type: ignore[arg-type]  # fmt: skip
+    counts = _item_counts(a, m, index)
+    in_tail = a.training.memo(("long_tail", head_share, tail_ratio, m.get("repeats")),  # type: ignore[union-attr]
+                              lambda: long_tail_mask(index.items, counts, head_share, tail_ratio))  # type: ignore[arg-type]  # fmt: skip
     per_row = per_row_of_items(a, index, in_tail.astype(np.float64))
     if m.get("count") == "yes":
         return a.per_query_sum(per_row, in_cutoff(a, m))

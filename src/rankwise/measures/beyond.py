@@ -131,10 +131,23 @@ TAIL_RATIO = Param(
     "tail_ratio",
     "float",
     "RecBole's tail instead of a head share: t > 1: training items with at most t interactions; t ≤ 1: the "
-    "max(⌊t · n⌋, 1) least popular of the n training items (ties by id)",
+    "max(⌊t · n⌋, 1) least popular of the n training items (ties by id) (recbole/evaluator/metrics.py:737-742)",
     default=None,
     default_doc="unset: the tail is what head_share leaves",
     minimum=0,
+)
+REPEATS = Param(
+    "repeats",
+    "choice",
+    "how a (user, item) pair that the training interactions hold more than once counts in the item's popularity",
+    default="once",
+    choices={
+        "once": "once: φ(i) = the item's training users",
+        "each": "each time: φ(i) = the item's training rows, and N of popularity=interactions all training rows "
+        "(RecBole data.count_items, a Counter of the training split's item ids: recbole/data/dataset/dataset.py:"
+        "1424-1431 item_counter, taken at recbole/evaluator/collector.py:91-92; RecBole keeps repeated rows unless "
+        "rm_dup_inter is set)",
+    },
 )
 TAIL_COUNT = Param("count", "choice", "yes: the number of long-tail items (ACLT) instead of their share (APLT)",
                    default="no", choices=YES_NO)  # fmt: skip
@@ -197,13 +210,13 @@ FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
         "ARP",
         "Average recommendation popularity: mean training popularity of the top k (needs train=)",
-        "ARP@k = Σ_{i∈L[:k]} φ(i) / |L[:k]|, φ(i) = the item's training users (÷ N with share=yes, N per\n"
-        "popularity; scale=quantile: its average rank by training users, ascending, ÷ the training items); items\n"
-        "without training interactions 0; undefined for an empty list. Per query",
+        "ARP@k = Σ_{i∈L[:k]} φ(i) / |L[:k]|, φ(i) = the item's training users (rows with repeats=each; ÷ N with\n"
+        "share=yes, N per popularity; scale=quantile: its average rank by training users, ascending, ÷ the training\n"
+        "items); items without training interactions 0; undefined for an empty list. Per query",
         "Abdollahpouri et al. 2019; RecTools AvgRecPopularity, RecBole AveragePopularity, Elliot ARP, rs_metrics "
         "popularity (rankwise.recsys.beyond.average_popularity); scale=quantile: Ekstrand et al., RecSys 2017 "
         "(obscurity), LensKit MeanPopRank",
-        params=(POPULARITY_INTERACTIONS, SHARE, POPULARITY_SCALE),
+        params=(POPULARITY_INTERACTIONS, SHARE, POPULARITY_SCALE, REPEATS),
         aliases=("AveragePopularity", "AvgRecPopularity"),
     ),
     MeasureSpec(
@@ -239,10 +252,11 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         "LongTail",
         "Long-tail share of the top k: recommendations of items outside the popular short head (needs train=)",
         "LongTail@k = |L[:k] ∩ Γ| / |L[:k]| (APLT; count=yes: |L[:k] ∩ Γ|, ACLT), Γ the long-tail training items\n"
-        "per head_share or tail_ratio; undefined for an empty list (ACLT: 0)",
+        "per head_share or tail_ratio (popularity: training users, rows with repeats=each); undefined for an empty\n"
+        "list (ACLT: 0)",
         "Abdollahpouri, Burke & Mobasher, RecSys 2017 / FLAIRS 2019; Elliot APLT and ACLT, RecBole TailPercentage "
         "(rankwise.recsys.beyond.long_tail)",
-        params=(HEAD_SHARE, TAIL_RATIO, TAIL_COUNT),
+        params=(HEAD_SHARE, TAIL_RATIO, TAIL_COUNT, REPEATS),
         aliases=("APLT", "TailPercentage"),
         exclusive=("head_share", "tail_ratio"),
     ),
