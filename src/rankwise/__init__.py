@@ -24,12 +24,14 @@ if TYPE_CHECKING:  # what mypy and readers see; at run time each name is importe
     from .io import load_qrels, load_run
     from .io.subtopics import load_subtopic_qrels
     from .measures import Measure, parse_measure, parse_measures
+    from .pipeline.bias_disparity import BiasDisparity, bias_disparity
     from .pipeline.evaluate import EvaluationResult, evaluate
     from .policies import Policies, QuerySet, TiePolicy
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BiasDisparity",
     "Comparison",
     "EvaluationResult",
     "GroupTable",
@@ -40,6 +42,7 @@ __all__ = [
     "QuerySet",
     "RankwiseError",
     "TiePolicy",
+    "bias_disparity",
     "compare",
     "compare_dialects",
     "evaluate",
@@ -72,6 +75,8 @@ _HOMES = {
     "Measure": ".measures",
     "parse_measure": ".measures",
     "parse_measures": ".measures",
+    "BiasDisparity": ".pipeline.bias_disparity",
+    "bias_disparity": ".pipeline.bias_disparity",
     "EvaluationResult": ".pipeline.evaluate",
     "evaluate": ".pipeline.evaluate",
     "Policies": ".policies",

@@ -62,11 +62,11 @@ ALL_STRINGS = _all_measure_strings()
 def test_every_family_is_covered():
     names = {s.split("(")[0].split("@")[0] for s in ALL_STRINGS}
     assert names == {spec.name for spec in FAMILIES}
-    assert len(FAMILIES) == 32 + 2 + 7 + 13 + 9 + 5 + 3 + 3 + 4 + 2  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty,
+    assert len(FAMILIES) == 32 + 2 + 7 + 13 + 9 + 5 + 3 + 3 + 5 + 2  # + ERR, nERR; + Coverage, Gini, Entropy, Novelty,
     # SelfInformation, ARP, LongTail; + INST, INSQ, BPM, NERR8-11, SDCG, Compat, CoverageError, LabelRankingLoss,
     # FallOut, RecallAtPrecision; + alpha-DCG, alpha-nDCG, ERR-IA, nERR-IA, NRBP, nNRBP, AP-IA, P-IA, StRecall;
     # + trec_eval's G, IDCG (ideal_dcg), nDCGRel (ndcg_rel), RnDCG (Rndcg), YAAP (yaap); + ILD, Serendipity,
-    # Unexpectedness; + EE-L, EE-D, EE-R; + AWRF, nDCG-AWRF, RSP, REO; + RBO, LIP
+    # Unexpectedness; + EE-L, EE-D, EE-R; + AWRF, nDCG-AWRF, RSP, REO, ItemMAD; + RBO, LIP
     assert len(ALL_STRINGS) > 300
 
 

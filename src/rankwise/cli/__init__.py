@@ -13,6 +13,7 @@ import click
 from .. import __version__
 
 SHORT_HELP = {
+    "bias-disparity": "Bias disparity per user group and item group (Elliot's BS, BR, BD).",
     "compare": "Compare runs: paired tests, intervals, effect sizes, reports.",
     "dialects": "List the dialects, or compare a run under every one.",
     "evaluate": "Evaluate a run against qrels.",
@@ -29,6 +30,10 @@ SHORT_HELP = {
 
 def load_command(name: str) -> click.Command | None:
     """The command ``name``, its module imported now: a command pays only for what it uses."""
+    if name == "bias-disparity":
+        from .bias_disparity import bias_disparity
+
+        return bias_disparity
     if name == "compare":
         from .compare import compare
 

@@ -20,7 +20,14 @@ from ..errors import MeasureError
 from ..measures.spec import Measure
 from .beyond import global_aggregate, global_inputs
 from .common import list_length
-from .fairness import GROUP_RATES, group_rate_aggregate, group_rate_inputs
+from .fairness import (
+    GROUP_RATES,
+    ITEM_MAD,
+    group_rate_aggregate,
+    group_rate_inputs,
+    item_mad_aggregate,
+    item_mad_inputs,
+)
 from .pairwise import auc_positives, pooled_auc, pooled_auc_inputs
 from .precision import f1_parts, f_beta, precision_recall_curves, recall_at_precision_of_curves
 
@@ -53,6 +60,9 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
     if how == "global" and m.name in GROUP_RATES:  # per query and item group N_ug and D_ug (fairness)
         numerator, denominator, per_query = group_rate_inputs(a, m, rel)
         return {"values": values, "num": numerator, "den": denominator, ROWS_PER_QUERY: per_query}
+    if how == "global" and m.name in ITEM_MAD:  # per counted row its item's key, group and gain (fairness)
+        per_row, per_query = item_mad_inputs(a, m, rel)
+        return {"values": values, **per_row, ROWS_PER_QUERY: per_query}
     if how == "global":  # a key per counted row, with the catalogue size (see beyond.global_inputs)
         items, sizes, per_query, weight = global_inputs(a, m)
         return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query, "weight": weight}
@@ -84,12 +94,15 @@ def aggregate_from(m: Measure, inputs: AggregationInputs) -> float:
     ``from_means``: F_β of the mean P and the mean R over the queries with a defined value (DL-RS-Eval); ``curve``:
     the largest mean R@j whose mean P@j reaches min_precision (torchmetrics); ``global``: one value from the items of
     all lists (:func:`rankwise.kernels.beyond.global_aggregate`; RSP and REO from the groups' rates,
-    :func:`rankwise.kernels.fairness.group_rate_aggregate`)."""
+    :func:`rankwise.kernels.fairness.group_rate_aggregate`; ItemMAD from the items' mean gains,
+    :func:`rankwise.kernels.fairness.item_mad_aggregate`)."""
     how, values = m.aggregation, inputs["values"]
     if how == "pooled":
         return pooled_auc(m, inputs)
     if how == "global" and m.name in GROUP_RATES:
         return group_rate_aggregate(m, inputs, inputs[ROWS_PER_QUERY])
+    if how == "global" and m.name in ITEM_MAD:
+        return item_mad_aggregate(inputs)
     if how == "global":
         return global_aggregate(m, inputs)
     if how == "curve":

@@ -1,34 +1,30 @@
-"""Kernels of the item-group fairness measures (AWRF, nDCG-AWRF, RSP, REO) on the
+"""Kernels of the item-group fairness measures (AWRF, nDCG-AWRF, RSP, REO, ItemMAD) on the
 :class:`~rankwise.engine.aligned.Aligned` arrays.
 
 Each line names the part of the reference implementation it reproduces: for AWRF and nDCG-AWRF
 ``fair-trec/trec2022-fair-public`` at 6fd105f (``wptrec/metrics/awrf.py``, ``common.py``), for RSP and REO Elliot at
 fc27efe (``elliot/evaluation/metrics/fairness/rsp/rsp.py``, ``reo/reo.py``, ``bias/pop_rsp/pop_rsp.py``,
-``bias/pop_reo/pop_reo.py``). AWRF is per query; RSP and REO are global: their per-query values are NaN and their
-aggregate comes from :func:`group_rate_inputs` (per query and group a numerator and a denominator, which concatenate
-across query ranges) and :func:`group_rate_aggregate`. The formulas are documented in
-:mod:`rankwise.measures.fairness`.
+``bias/pop_reo/pop_reo.py``) and for ItemMAD ``fairness/MAD/ItemMADranking.py``, ``ItemMADrating.py``. AWRF is per
+query; RSP and REO are global: their per-query values are NaN and their aggregate comes from
+:func:`group_rate_inputs` (per query and group a numerator and a denominator, which concatenate across query ranges)
+and :func:`group_rate_aggregate`; ItemMAD's from :func:`item_mad_inputs` (per counted row its item's key, group and
+gain) and :func:`item_mad_aggregate`. The formulas are documented in :mod:`rankwise.measures.fairness`.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
-
-if TYPE_CHECKING:
-    pass
-else:
-    pass
 
 from ..engine.aligned import Aligned
 from ..engine.rowops import concatenated_ranges
-from ..engine.training import pairs_present, training_index
+from ..engine.training import item_keys, pairs_present, training_index
 from ..measures.spec import Measure
-from .common import Kernel, check_choices, in_cutoff, item_group_codes
+from .common import Kernel, check_choices, choice, in_cutoff, item_group_codes
 
 GROUP_RATES = ("RSP", "REO")
 """The global item-group measures, aggregated by :func:`group_rate_aggregate`."""
+ITEM_MAD = ("ItemMAD",)
+"""The global item-group measures aggregated by :func:`item_mad_aggregate` from :func:`item_mad_inputs`."""
 
 
 def track_discount(rank: np.ndarray) -> np.ndarray:
@@ -55,7 +51,7 @@ def awrf(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     group = codes[a.doc]
     keep = (group >= 0) & (np.ones(len(group), dtype=bool) if shown is None else shown)
     attention = np.bincount(a.qidx[keep] * size + group[keep], weights=track_discount(a.rank[keep]),
-                            minlength=nq * size).reshape(nq, size)  # fmt: skip
+                            minlength=nq * size).reshape(nq, size).astype(np.float64)  # fmt: skip (int zeros when none)
     uniform = np.full((nq, size), 1.0 / max(size, 1))
     target = uniform
     if m.get("target") != "uniform":
@@ -94,9 +90,9 @@ def ndcg_awrf(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 
 def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
-    """RSP and REO are global: no per-query value (NaN); their value comes from :func:`group_rate_inputs` and
-    :func:`group_rate_aggregate`."""
-    check_choices(m, {"groups": ("given", "popularity")})
+    """RSP, REO and ItemMAD are global: no per-query value (NaN); their value comes from :func:`group_rate_inputs`
+    and :func:`group_rate_aggregate` (:func:`item_mad_inputs`, :func:`item_mad_aggregate`)."""
+    check_choices(m, {"groups": ("given", "popularity"), "gain": ("ranking", "rating")})
     return np.full(a.num_queries, np.nan)
 
 
@@ -168,10 +164,57 @@ def group_rate_aggregate(m: Measure, inputs: dict[str, np.ndarray], rows_per_que
     return float(rates.std() / mean) if mean > 0 else float("nan")
 
 
+def item_mad_inputs(a: Aligned, m: Measure, rel: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Per counted row (a row of L_u[:k] whose item is in a group, of a user u with a relevant item: Elliot's
+    ``if len(self._relevance.get_user_rel(u))``, ItemMADranking.py:89-91), in layout order: ``mad_item`` its item's
+    64-bit key, ``mad_group`` the index of its item's group in G, ``mad_gain`` its gain — gain=ranking
+    2^(g − rel + 1) − 1 for a relevant item (grade g >= rel), else 0 (ItemMADranking.py:81 with relevance.py:80-82),
+    gain=rating the list's score of a relevant item, else 0 (ItemMADrating.py:191) — and ``mad_groups`` |G|; and
+    per query its number of counted rows. Rows of an item in no group are left out: Elliot counts them
+    for no group (ItemMADranking.py:95-99)."""
+    labels, codes, _ = item_group_codes(a, m)
+    shown = in_cutoff(a, m)
+    group = codes[a.doc]
+    keep = (group >= 0) & (a.num_relevant(rel) > 0)[a.qidx]
+    keep &= np.ones(len(group), dtype=bool) if shown is None else shown
+    relevant = a.relevant(rel)[keep]
+    if choice(m, "gain", ("ranking", "rating")) == "rating":
+        gain = np.where(relevant, a.score[keep].astype(np.float64), 0.0)
+    else:
+        grade = np.where(relevant, a.grade[keep], rel).astype(np.float64)
+        gain = np.where(relevant, np.exp2(grade - rel + 1.0) - 1.0, 0.0)
+    per_row = {"mad_item": item_keys(a)[keep], "mad_group": group[keep], "mad_gain": gain,
+               "mad_groups": np.full(int(keep.sum()), len(labels), dtype=np.int64)}  # fmt: skip
+    return per_row, np.bincount(a.qidx[keep], minlength=a.num_queries)
+
+
+def item_mad_aggregate(inputs: dict[str, np.ndarray]) -> float:
+    """ItemMAD = mean_{g < h} |m_g − m_h| over the pairs of the |G| groups, m_g = mean of v_i over the items of
+    group g with a counted row, v_i = Σ gain / n_i over item i's n_i counted rows (ItemMADranking.py:93-106,
+    ItemMADrating.py:203-216: ``gain/self._item_count[item]``, the groups' ``self._sum[i]/self._n_items[i]`` and
+    ``np.average`` of the pairwise ``abs(avg[i] - avg[j])``); NaN when a group has no counted item (Elliot's 0/0
+    nan) or with fewer than two groups (Elliot's np.average of no difference)."""
+    items, groups = inputs["mad_item"], inputs["mad_group"]
+    size = int(inputs["mad_groups"][0]) if len(inputs["mad_groups"]) else 0
+    if size < 2:
+        return float("nan")
+    keys, first, item = np.unique(items, return_index=True, return_inverse=True)
+    count = np.bincount(item, minlength=len(keys)).astype(np.float64)
+    per_item = np.bincount(item, weights=inputs["mad_gain"], minlength=len(keys)) / count
+    item_group = groups[first]
+    members = np.bincount(item_group, minlength=size)
+    if (members == 0).any():
+        return float("nan")
+    means = np.bincount(item_group, weights=per_item, minlength=size) / members
+    upper = np.triu_indices(size, k=1)
+    return float(np.abs(means[:, None] - means[None, :])[upper].mean())
+
+
 FAIRNESS_KERNELS: dict[str, Kernel] = {
     "AWRF": awrf,
     "nDCG-AWRF": ndcg_awrf,
     "RSP": undefined_per_query,
     "REO": undefined_per_query,
+    "ItemMAD": undefined_per_query,
 }
 """The item-group fairness families and their kernels (registered in :data:`rankwise.kernels.KERNELS`)."""

@@ -41,7 +41,7 @@ _ORDER: tuple[str, ...] = (
     "Coverage", "Gini", "Entropy", "Novelty", "SelfInformation", "ARP", "ILD", "Serendipity", "Unexpectedness",
     "LongTail",  # beyond
     "EE-L", "EE-D", "EE-R",  # exposure
-    "AWRF", "nDCG-AWRF", "RSP", "REO",  # fairness
+    "AWRF", "nDCG-AWRF", "RSP", "REO", "ItemMAD",  # fairness
     "RBO", "LIP",  # overlap
     "alpha-DCG", "alpha-nDCG", "ERR-IA", "nERR-IA", "NRBP", "nNRBP", "AP-IA", "P-IA", "StRecall",  # intent
 )  # fmt: skip

@@ -1,6 +1,6 @@
-"""Fairness to groups of items: the attention-weighted rank fairness of TREC Fair 2022 (AWRF, nDCG-AWRF) and
+"""Fairness to groups of items: the attention-weighted rank fairness of TREC Fair 2022 (AWRF, nDCG-AWRF),
 Elliot's ranking-based statistical parity and equal opportunity (RSP, REO; PopRSP and PopREO with the popularity
-split).
+split) and Elliot's item mean absolute deviation (ItemMAD: ItemMADranking, ItemMADrating).
 
 Their kernels: :mod:`rankwise.kernels.fairness`. The notation of the formulas, the order of the families and how to
 add a measure: :mod:`rankwise.measures.catalog`.
@@ -8,8 +8,10 @@ add a measure: :mod:`rankwise.measures.catalog`.
 Each item is in at most one group: ``item_groups=`` of :func:`rankwise.evaluate` (``--item-groups FILE:COLUMN``), or
 ``groups=popularity`` (RSP, REO): the short head and long tail of the training items, as LongTail splits them. G is
 the set of the groups' labels, |G| their number; an item in no group counts for no group (a note says how many).
-AWRF is **per query** (one value per query, a mean over queries); RSP and REO are **global** (one value over all
-users' lists, as Elliot computes them; no per-query value).
+AWRF is **per query** (one value per query, a mean over queries); RSP, REO and ItemMAD are **global** (one value
+over all users' lists, as Elliot computes them; no per-query value). Elliot's bias disparity (BiasDisparityBS,
+BR, BD) is one value per (user group, item group) pair, not a measure: :func:`rankwise.bias_disparity`
+(``rankwise bias-disparity``).
 """
 
 from __future__ import annotations
@@ -64,6 +66,21 @@ RATE_NOTATION = (
     "group g (every id of the item groups)"
 )
 RATE_EMPTY = "no per-query value: one value over all lists; undefined when a group's denominator is 0"
+MAD_GAIN = Param(
+    "gain",
+    "choice",
+    "what an item gains each time it is in a top k",
+    default="ranking",
+    choices={
+        "ranking": "Elliot's discounted relevance 2^(g − rel + 1) − 1 of a relevant item (grade g >= rel), else 0: "
+        "ItemMADranking (ItemMADranking.py:46,81; relevance.py:80-82)",
+        "rating": "the list's score of a relevant item, else 0: ItemMADrating (ItemMADrating.py:156,191)",
+    },
+)
+ELLIOT_MAD_REF = ("Deldjoo, Anelli, Zamani, Bellogín & Di Noia, A flexible framework for evaluating user and item "
+                  "fairness in recommender systems, UMUAI 2021; Zhu, Hu & Caverlee, Fairness-aware tensor-based "
+                  "recommendation, CIKM 2018; Elliot (sisinflab/elliot at fc27efe) "
+                  "fairness/MAD/ItemMADranking.py:79-106, ItemMADrating.py:189-216")  # fmt: skip
 
 FAMILIES: tuple[MeasureSpec, ...] = (
     MeasureSpec(
@@ -110,5 +127,19 @@ FAMILIES: tuple[MeasureSpec, ...] = (
         aliases=("RankingEqualOpportunity",),
         aggregate="global",
         empty=RATE_EMPTY,
+    ),
+    MeasureSpec(
+        "ItemMAD",
+        "Item mean absolute deviation: how far apart the item groups' mean gains are, each item's gain averaged "
+        "over the lists whose top k hold it (0: every group alike; global; needs item_groups=)",
+        "ItemMAD@k = mean_{g < h} |m_g − m_h| over the pairs of groups, m_g = mean_{i ∈ G_g, n_i > 0} v_i,\n"
+        "v_i = Σ_{u: i ∈ L_u[:k]} gain(u, i) / n_i, n_i = |{u : i ∈ L_u[:k]}|, over the users u with a relevant item\n"
+        "(grade >= rel; ItemMADranking.py:89-91); gain per the gain parameter. Items in no group count in no m_g.\n"
+        "Global (ItemMADranking.py:93-106, ItemMADrating.py:203-216)",
+        ELLIOT_MAD_REF,
+        params=(REL, MAD_GAIN),
+        aggregate="global",
+        empty="no per-query value: one value over all lists; undefined (NaN, as Elliot's 0/0) when a group has no "
+        "item in the users' top k, or with fewer than two groups",
     ),
 )

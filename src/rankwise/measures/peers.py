@@ -469,8 +469,14 @@ ELLIOT = PeerNames(
         PeerName("PopREO", "REO(groups=popularity)"),
         PeerName("RSP", "RSP", note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
         PeerName("REO", "REO", note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
+        PeerName("ItemMADranking", "ItemMAD(gain=ranking)",
+                 note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
+        PeerName("ItemMADrating", "ItemMAD(gain=rating)",
+                 note="its clustering_file is item_groups= (--item-groups FILE:COLUMN)"),
+        *_unsupported("one value per (user group, item group) pair, not one number: rankwise.bias_disparity "
+                      "(rankwise bias-disparity)", "BiasDisparityBD", "BiasDisparityBR", "BiasDisparityBS"),
         *_unsupported("not a measure rankwise computes", "nDCGRendle2020", "MAR", "EFD", "EPC", "UserCoverage",
-                      "Gini", "SEntropy", "BiasDisparityBD", "ExtendedEPC"),
+                      "Gini", "SEntropy", "ExtendedEPC"),
     ),
 )
 

@@ -283,7 +283,10 @@ def global_account(measure: Measure, inputs: Mapping[str, np.ndarray], users: in
     """What a global measure's value was computed over, from its aggregation inputs
     (:func:`rankwise.kernels.beyond.global_inputs`: the key of every counted row, and the size it divides by; RSP
     and REO: per query and item group a rate's numerator and denominator,
-    :func:`rankwise.kernels.fairness.group_rate_inputs`)."""
+    :func:`rankwise.kernels.fairness.group_rate_inputs`; ItemMAD: :func:`rankwise.kernels.fairness.item_mad_inputs`)."""
+    if "mad_groups" in inputs:  # ItemMAD: the number of item groups with each counted row
+        groups = inputs["mad_groups"]
+        return GlobalAccount(users, 0, int(groups[0]) if len(groups) else 0, ITEM_GROUPS, queries)
     if "items" not in inputs:
         per_query = inputs[ROWS_PER_QUERY]
         return GlobalAccount(users, 0, int(per_query[0]) if len(per_query) else 0, ITEM_GROUPS, queries)
