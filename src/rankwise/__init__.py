@@ -26,6 +26,7 @@ if TYPE_CHECKING:  # what mypy and readers see; at run time each name is importe
     from .measures import Measure, parse_measure, parse_measures
     from .pipeline.bias_disparity import BiasDisparity, bias_disparity
     from .pipeline.evaluate import EvaluationResult, evaluate
+    from .pipeline.item_table import ItemGroupTable, item_group_table
     from .policies import Policies, QuerySet, TiePolicy
 
 __version__ = "0.1.0"
@@ -36,6 +37,7 @@ __all__ = [
     "EvaluationResult",
     "GroupTable",
     "InputError",
+    "ItemGroupTable",
     "Measure",
     "MeasureError",
     "Policies",
@@ -49,6 +51,7 @@ __all__ = [
     "fuse",
     "get_dialect",
     "group_table",
+    "item_group_table",
     "load_qrels",
     "load_run",
     "load_subtopic_qrels",
@@ -79,6 +82,8 @@ _HOMES = {
     "bias_disparity": ".pipeline.bias_disparity",
     "EvaluationResult": ".pipeline.evaluate",
     "evaluate": ".pipeline.evaluate",
+    "ItemGroupTable": ".pipeline.item_table",
+    "item_group_table": ".pipeline.item_table",
     "Policies": ".policies",
     "QuerySet": ".policies",
     "TiePolicy": ".policies",

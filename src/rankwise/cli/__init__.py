@@ -17,6 +17,7 @@ SHORT_HELP = {
     "compare": "Compare runs: paired tests, intervals, effect sizes, reports.",
     "dialects": "List the dialects, or compare a run under every one.",
     "evaluate": "Evaluate a run against qrels.",
+    "item-groups": "Exposure and coverage by item group (providers, genres, head and tail).",
     "explain": "Define a measure, as rankwise or a dialect computes it.",
     "fuse": "Fuse runs (RRF, CombSUM, weighted sums, ...), or search the best fusion.",
     "ltr": "Learning to rank: train, predict, evaluate.",
@@ -30,6 +31,10 @@ SHORT_HELP = {
 
 def load_command(name: str) -> click.Command | None:
     """The command ``name``, its module imported now: a command pays only for what it uses."""
+    if name == "item-groups":
+        from .item_groups import item_groups
+
+        return item_groups
     if name == "bias-disparity":
         from .bias_disparity import bias_disparity
 
