@@ -126,7 +126,7 @@ def test_spark_refuses_what_its_tasks_cannot_see() -> None:
     which no Spark task holds, with or without them."""
     from rankwise.kernels.beyond import refuse_on_chunks
 
-    for name in ("AWRF@5", "nDCG-AWRF@5", "RSP@3", "REO@3"):
+    for name in ("AWRF@5", "nDCG-AWRF@5", "RSP@3", "REO@3", "ItemMAD@3"):
         with pytest.raises(rankwise.MeasureError, match=r"needs item groups: give rankwise\.spark\.evaluate"):
             refuse_on_chunks([(name, rankwise.parse_measure(name))])
         refuse_on_chunks([(name, rankwise.parse_measure(name))], item_groups=True)

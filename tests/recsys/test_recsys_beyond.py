@@ -462,3 +462,23 @@ def test_elliot_pinned(case: str) -> None:
     aclt = {u: len(set(items) & set(long_tail)) for u, items in lists.items()}
     _same_per_user(beyond.long_tail(recs, train=train, k=k, dialect="elliot"), aplt)
     _same_per_user(beyond.long_tail(recs, train=train, k=k, dialect="elliot", count=True), aclt)
+
+
+def test_recbole_counts_repeated_training_rows_as_the_engine_does() -> None:
+    """RecBole's item counter counts every training row (dataset.py:1424-1431): ``rankwise.recsys.beyond`` under the
+    recbole dialect counts a repeated (user, item) row each time, as ``rankwise.evaluate(dialect="recbole")`` does
+    (``repeats=each``, proven against RecBole in tests/dialects/test_recbole_beyond.py); by hand: a is trained on 3
+    times (u1 twice, u3), b once, c twice."""
+    import rankwise
+
+    train = pl.DataFrame({"user_id": ["u1", "u1", "u2", "u3", "u3", "u3"], "item_id": ["a", "a", "b", "a", "c", "c"]})
+    recs = pl.DataFrame({"user_id": ["u1", "u1", "u2", "u2"], "item_id": ["a", "b", "c", "a"], "score": [2.0, 1, 2, 1]})
+    truth = pl.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "c"], "rating": [5, 5]})
+    arp = beyond.average_popularity(recs, train=train, dialect="recbole")
+    assert arp.value == pytest.approx(((3 + 1) / 2 + (2 + 3) / 2) / 2)
+    assert beyond.average_popularity(recs, train=train, dialect="recbole", repeats=False).value == pytest.approx(
+        ((2 + 1) / 2 + (1 + 2) / 2) / 2)  # fmt: skip
+    tail = beyond.long_tail(recs, train=train, dialect="recbole", tail_ratio=0.5)
+    engine = rankwise.evaluate(truth, recs, ["ARP", "LongTail(tail_ratio=0.5)"], train=train, dialect="recbole")
+    assert engine.aggregate == pytest.approx({"ARP": arp.value, "LongTail(tail_ratio=0.5)": tail.value})
+    assert rankwise.parse_measure(arp.measure).get("repeats") == "each"

@@ -115,13 +115,13 @@ def test_movielens_100k(spark: Any, dialect: str | None) -> None:
 
 
 ITEM_GROUP_MEASURES = ["AWRF@5", "nDCG-AWRF@5", "AWRF(target=uniform)", "RSP@5", "REO@5", "EE-L(over=groups)",
-                       "EE-D(over=groups)", "P@5"]  # fmt: skip
+                       "EE-D(over=groups)", "ItemMAD@5", "ItemMAD(gain=rating)@3", "P@5"]  # fmt: skip
 
 
 @pytest.mark.parametrize("partitions", PARTITIONS)
 def test_item_group_measures_equal_the_local_engine(spark: Any, partitions: int) -> None:
     """``item_groups=`` on Spark: the per-query item-group measures (AWRF, nDCG-AWRF, EE over=groups) and the global
-    ones (RSP, REO, whose per-user numerators and denominators are gathered like any aggregation input), with each
+    ones (RSP, REO, ItemMAD, whose per-user numerators and denominators are gathered like any aggregation input), with each
     user's training items, and the notes about items in no group, equal the local engine's bit for bit."""
     qrels, run = _random(5)
     rng = np.random.default_rng(5)

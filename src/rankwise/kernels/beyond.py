@@ -377,5 +377,5 @@ def refuse_on_chunks(pairs: Iterable[tuple[str, Measure]], *, item_groups: bool 
         if measure.name in ("ILD", "Unexpectedness", "RBO", "LIP"):
             raise MeasureError(f"{key}: rankwise.spark.evaluate takes no item features or baseline lists: use "
                                "rankwise.evaluate")  # fmt: skip
-        if measure.name in ("AWRF", "nDCG-AWRF", "RSP", "REO") and not item_groups:
+        if measure.name in ("AWRF", "nDCG-AWRF", "RSP", "REO", "ItemMAD") and not item_groups:
             raise MeasureError(f"{key}: needs item groups: give rankwise.spark.evaluate item_groups=")

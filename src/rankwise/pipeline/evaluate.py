@@ -79,7 +79,8 @@ def evaluate(
     ``features`` (item features: a table or CSV/TSV/parquet file with an item id column and numeric columns, for ILD and
     Serendipity with ``kind=feature_*``) and ``baseline`` (another model's lists, as a run: Unexpectedness, RBO, LIP).
 
-    ``item_groups`` puts each item in a group, for the item-fairness measures (AWRF, FairScore, RSP, REO):
+    ``item_groups`` puts each item in a group, for the item-fairness measures (AWRF, FairScore, RSP, REO, ItemMAD, EE
+    with over=groups):
     ``{item_id: label}``, a table with an item id and a label column, ``"FILE:COLUMN"`` (CSV, TSV, parquet, RecBole's
     ``ml-100k.item:class``; read as ``groups`` is), or ``"popularity"``: the short head (``head``) and long tail
     (``tail``) of the training items from ``train`` (0.8 of the interactions, as LongTail). Ids that are no item of

@@ -37,7 +37,7 @@ from ..engine.similarity import item_vectors, paired_dots, pairwise_distance_sum
 from ..engine.training import TrainingIndex, catalogue_size
 from ..errors import InputError, MeasureError
 from ..io import load_run
-from ..io.interactions import load_interactions
+from ..io.interactions import load_interactions, read_interactions
 from ..io.table import DOCID, QID, VALUE
 from ..kernels.beyond import coverage_from, entropy_from_counts, gini_from_counts, long_tail_mask, self_information_of
 from .data import ITEM, USER
@@ -92,16 +92,17 @@ def lists(recs: Any, k: int | None = None, columns: Mapping[str, str] | None = N
     return Lists(ranked, k)
 
 
-def interactions(source: Any, what: str = "training interactions") -> pl.DataFrame:
-    """Distinct (user_id, item_id) pairs as text from anything :func:`load_interactions` reads."""
+def interactions(source: Any, what: str = "training interactions", *, repeats: bool = False) -> pl.DataFrame:
+    """Distinct (user_id, item_id) pairs as text from anything :func:`load_interactions` reads; with ``repeats``
+    every row, a repeated pair as often as it is given (RecBole's item counter counts each row)."""
     if isinstance(source, pl.DataFrame) and source.columns == [USER, ITEM] and source.schema[USER] == pl.String \
-            and source.schema[ITEM] == pl.String:  # fmt: skip
-        return source
+            and source.schema[ITEM] == pl.String and source.null_count().sum_horizontal().item() == 0:  # fmt: skip
+        return source if repeats else source.unique(maintain_order=True)
     try:
-        pairs = load_interactions(source)
+        pairs = read_interactions(source) if repeats else load_interactions(source)
     except InputError as exc:
         raise InputError(f"{what}: {exc}") from None
-    return pairs.rename({QID: USER, DOCID: ITEM})
+    return pairs.select(pl.col(QID).cast(pl.String).alias(USER), pl.col(DOCID).cast(pl.String).alias(ITEM))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -134,12 +135,12 @@ DIALECTS: dict[str, dict[str, dict[str, Any]]] = {
     "average_popularity": {
         "rectools": {"popularity": "interactions", "share": False},  # AvgRecPopularity(normalize=False)
         "rs_metrics": {"popularity": "users", "share": True},  # popularity
-        "recbole": {"popularity": "interactions", "share": False},  # AveragePopularity
+        "recbole": {"popularity": "interactions", "share": False, "repeats": True},  # AveragePopularity
         "elliot": {"popularity": "users", "share": False},  # ARP
     },
     "long_tail": {
         "elliot": {"head_share": 0.8, "count": False},  # APLT (ACLT: count=True)
-        "recbole": {"tail_ratio": 0.1, "count": False},  # TailPercentage
+        "recbole": {"tail_ratio": 0.1, "count": False, "repeats": True},  # TailPercentage
     },
     "intra_list_diversity": {
         "ms_recommenders": {"kind": "cooccurrence_cosine", "single": "skip"},  # diversity / user_diversity
@@ -157,8 +158,8 @@ _DEFAULTS: dict[str, dict[str, Any]] = {
     "shannon_entropy": {"base": 2.0, "per_item": False},
     "self_information": {"popularity": "users", "cold": "one_user", "normalise": False, "divide_by": "list",
                          "mean": "users"},
-    "average_popularity": {"popularity": "interactions", "share": False},
-    "long_tail": {"head_share": None, "tail_ratio": None, "count": False},
+    "average_popularity": {"popularity": "interactions", "share": False, "repeats": False},
+    "long_tail": {"head_share": None, "tail_ratio": None, "count": False, "repeats": False},
     "intra_list_diversity": {"kind": "cooccurrence_cosine", "single": "skip"},
     "serendipity": {"definition": "dissimilarity", "kind": "cooccurrence_cosine"},
 }
@@ -199,6 +200,7 @@ _AS_PARAM: dict[str, tuple[str, dict[Any, str] | None]] = {
     "base": ("log", {2.0: "log2", math.e: "ln"}), "per_item": ("divide", {True: "items", False: "none"}),
     "normalise": ("normalise", {True: "yes", False: "no"}), "share": ("share", {True: "yes", False: "no"}),
     "count": ("count", {True: "yes", False: "no"}), "divide_by": ("divide", None),
+    "repeats": ("repeats", {True: "each", False: "once"}),
     "mean": ("mean", {"users": "query", "rows": "rows"}), "users": ("", {"lists": ""}), "catalog": ("", None),
 }  # fmt: skip
 """Option → (the family's parameter, option value → parameter value): how an option in force is said in the measure's
@@ -467,23 +469,27 @@ def self_information(recs: Any, *, train: Any, k: int | None = None, popularity:
 
 
 def average_popularity(recs: Any, *, train: Any, k: int | None = None, popularity: str | None = None,
-                       share: bool | None = None, dialect: str | None = None) -> BeyondResult:  # fmt: skip
+                       share: bool | None = None, repeats: bool | None = None, dialect: str | None = None
+                       ) -> BeyondResult:  # fmt: skip
     r"""Average recommendation popularity (ARP): the mean popularity of the items in each list.
 
     .. math:: \mathrm{ARP}(u) = \frac{1}{|L_u^k|} \sum_{i \in L_u^k} \phi(i)
 
     φ(i) = the item's number of training users (``popularity="users"``) or interactions (``interactions``; equal
     for distinct pairs); ``share=True`` divides by the number of training users or interactions. Items without
-    training interactions count 0. Mean over users with a list.
+    training interactions count 0; ``repeats=True`` counts a repeated training (user, item) row each time it is
+    given (the measure's ``repeats=each``), else once. Mean over users with a list.
 
     Dialects: RecTools ``AvgRecPopularity`` (interactions; its ``normalize=True`` is share=True), RecBole
-    ``AveragePopularity`` (interactions), Elliot ``ARP`` (users), rs_metrics ``popularity`` (users, share).
+    ``AveragePopularity`` (interactions, repeats: dataset.py:1424-1431 counts every row), Elliot ``ARP`` (users),
+    rs_metrics ``popularity`` (users, share).
     """
-    options = _options("average_popularity", dialect, {"popularity": popularity, "share": share})
+    options = _options("average_popularity", dialect, {"popularity": popularity, "share": share,
+                                                       "repeats": repeats})  # fmt: skip
     _need(train, "training interactions (train)", "average_popularity")
     data = lists(recs, k)
     coded = _code(data)
-    users_of, n_users, n_pairs = _train_counts(interactions(train), coded.items)
+    users_of, n_users, n_pairs = _train_counts(interactions(train, repeats=bool(options["repeats"])), coded.items)
     phi = users_of[coded.item]
     if options["share"]:
         phi = phi / (n_users if options["popularity"] == "users" else n_pairs)
@@ -491,7 +497,8 @@ def average_popularity(recs: Any, *, train: Any, k: int | None = None, popularit
     return _result("ARP", options, data, per_user.mean() if per_user.size else math.nan, per_user)
 
 
-def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: float | None = None) -> pl.Series:
+def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: float | None = None,
+                    repeats: bool = False) -> pl.Series:  # fmt: skip
     """The long-tail items of the training interactions, by one of two definitions (see
     :func:`rankwise.kernels.beyond.long_tail_mask`):
 
@@ -500,6 +507,8 @@ def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: 
       crosses included; every other training item is long tail.
     - ``tail_ratio`` = t (RecBole ``TailPercentage``): t > 1: items with at most t interactions; t ≤ 1: the
       max(⌊t · n_items⌋, 1) least popular items (ties by item id).
+
+    ``repeats``: a repeated training row counts each time (RecBole's item counter), else once.
     """
     if (head_share is None) == (tail_ratio is None):
         raise InputError("long tail: give head_share (Elliot) or tail_ratio (RecBole), one of them")
@@ -507,14 +516,14 @@ def long_tail_items(train: Any, *, head_share: float | None = None, tail_ratio: 
         raise InputError(f"head_share must be in (0, 1], not {head_share!r}")
     if tail_ratio is not None and not tail_ratio > 0:
         raise InputError(f"tail_ratio must be > 0, not {tail_ratio!r}")
-    counts = interactions(train).group_by(ITEM).len()
+    counts = interactions(train, repeats=repeats).group_by(ITEM).len()
     items = counts.get_column(ITEM)
     return items.filter(pl.Series(long_tail_mask(items, counts.get_column("len").to_numpy(), head_share, tail_ratio)))
 
 
 def long_tail(recs: Any, *, train: Any, k: int | None = None, head_share: float | None = None,
-              tail_ratio: float | None = None, count: bool | None = None, dialect: str | None = None
-              ) -> BeyondResult:  # fmt: skip
+              tail_ratio: float | None = None, count: bool | None = None, repeats: bool | None = None,
+              dialect: str | None = None) -> BeyondResult:  # fmt: skip
     r"""Long-tail share (APLT) or count (ACLT, ``count=True``) of each list.
 
     .. math:: \mathrm{APLT}(u) = \frac{|L_u^k \cap \Gamma|}{|L_u^k|},\qquad \mathrm{ACLT}(u) = |L_u^k \cap \Gamma|
@@ -522,14 +531,16 @@ def long_tail(recs: Any, *, train: Any, k: int | None = None, head_share: float 
     with Γ the long-tail items (:func:`long_tail_items`). Mean over users with a list. Dialects: Elliot ``APLT`` /
     ``ACLT`` (head_share = 0.8), RecBole ``TailPercentage`` (tail_ratio = 0.1).
     """
-    options = _options("long_tail", dialect, {"head_share": head_share, "tail_ratio": tail_ratio, "count": count})
+    options = _options("long_tail", dialect, {"head_share": head_share, "tail_ratio": tail_ratio, "count": count,
+                                              "repeats": repeats})  # fmt: skip
     if options["head_share"] is not None and options["tail_ratio"] is not None:
         given = "head_share" if head_share is not None else "tail_ratio"
         options["tail_ratio" if given == "head_share" else "head_share"] = None
     _need(train, "training interactions (train)", "long_tail")
     if options["head_share"] is None and options["tail_ratio"] is None:
         options["head_share"] = 0.8
-    tail = long_tail_items(train, head_share=options["head_share"], tail_ratio=options["tail_ratio"])
+    tail = long_tail_items(train, head_share=options["head_share"], tail_ratio=options["tail_ratio"],
+                           repeats=bool(options["repeats"]))  # fmt: skip
     data = lists(recs, k)
     coded = _code(data)
     in_tail = data.frame.get_column(ITEM).is_in(tail.implode()).cast(pl.Float64).to_numpy()
