@@ -153,10 +153,40 @@ def test_against_wptrec(seed: int) -> None:
     metric = AWRFMetric(pd.DataFrame(rows, columns=["topic_id", "page_id"]).set_index("topic_id")["page_id"],  # type: ignore[operator]
                         [dimension], qtgts, target_len=500)  # fmt: skip
     result = rankwise.evaluate(qrels, run, ["AWRF", "nDCG-AWRF@500"], item_groups=groups)
+    dialect = rankwise.evaluate(qrels, run, ["nDCG", "AWRF", "Score"], item_groups=groups, dialect="trec_fair")
     for user in topics:
         theirs = metric(pd.Series(_ranked(run, user), name=user), name=user)
         assert close(result.per_query[user]["AWRF"], theirs["AWRF"], rel_tol=1e-6)
         assert close(result.per_query[user]["nDCG-AWRF@500"], theirs["Score"], rel_tol=1e-6)
+        for name in ("nDCG", "AWRF", "Score"):  # the track's own column names, under its dialect
+            assert close(dialect.per_query[user][name], theirs[name], rel_tol=1e-6), name
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_trec_fair_dialect_pinned(seed: int) -> None:
+    """--dialect trec_fair reads the columns AWRFMetric returns (awrf.py:146-150): nDCG (qr_ndcg), AWRF, Score; over
+    every query of the qrels; a query without a relevant document has no nDCG (qr_ndcg divides 0 by 0)."""
+    qrels, run, groups, _ = _case(seed)
+    labels = sorted(set(groups.values()))
+    result = rankwise.evaluate(qrels, run, ["nDCG", "AWRF", "Score"], item_groups=groups, dialect="trec_fair")
+    assert [str(m) for m in result.measures] == ["nDCG(gain=binary,discount=log2_max2,empty=skip)@500", "AWRF@500",
+                                                 "nDCG-AWRF@500"]  # fmt: skip
+    assert set(result.query_ids) == set(qrels)
+    checked = 0
+    for user in result.query_ids:
+        ranked = _ranked(run, user) if user in run else []
+        relevant = [i for i, g in qrels[user].items() if g >= 1]
+        got = result.per_query[user]
+        if not relevant:
+            assert math.isnan(got["nDCG"])
+            continue
+        assert close(got["nDCG"], wptrec_ndcg(ranked, relevant), rel_tol=1e-6)
+        if any(i in groups for i in relevant) and any(i in groups for i in ranked):
+            awrf = wptrec_awrf(ranked, groups, labels, relevant_target(relevant, groups, labels))
+            assert close(got["AWRF"], awrf, rel_tol=1e-6)
+            assert close(got["Score"], wptrec_ndcg(ranked, relevant) * awrf, rel_tol=1e-6)
+            checked += 1
+    assert checked >= 4
 
 
 def test_awrf_by_hand() -> None:

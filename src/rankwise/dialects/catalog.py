@@ -672,11 +672,31 @@ DIALECTS: tuple[Dialect, ...] = (
             "exposure.target raises 1 − u to every dominating document for a non-relevant grade: rankwise counts the "
             "relevant ones only (equal unless two non-relevant grades are judged, e.g. rel=2 with -C)",
             "group evaluation (-G): GroupRelevance's upper bound is always 0 (ub += v * ub from 0), so its normalised "
-            "relevance is always 1; rankwise has no group exposure",
+            "relevance is always 1: reproduced by EE-R(over=groups, normalise=yes)",
         ),
-        caveats=("expeval reads its run as samples of a stochastic ranking (the second column); rankwise evaluates "
-                 "one ranking per query, and the expectation over every order of equal scores with --ties average",),
+        caveats=("expeval reads its run as samples of a stochastic ranking (the second column): rankwise does so with "
+                 "samples=True (--samples); without, one ranking per query, and the expectation over every order of "
+                 "equal scores with --ties average",),
         names=peers.EXPEVAL,
+    ),
+    Dialect(
+        "trec_fair",
+        ("2022",),
+        "TREC Fair Ranking 2022, Task 1 (fair-trec/trec2022-fair-public at 6fd105f)",
+        "TREC Fair 2022 Task 1: nDCG with binary utility and the track's discount, AWRF against the relevant "
+        "documents' groups, Score = nDCG × AWRF, over rankings of at most 500 documents, every query of the qrels",
+        "fair-trec/trec2022-fair-public wptrec/metrics/awrf.py:45-77 (qr_ndcg: util = np.isin(qrun, qrels), the "
+        "discount of common.py:12-30 1/log2(max(i, 2)), ideal over min(500, R)), awrf.py:79-127 (qr_awrf), "
+        "awrf.py:129-150 (the nDCG, AWRF and Score columns)",
+        "tests/measures/test_fairness.py against the track's own AWRFMetric (RANKWISE_WPTREC: a checkout, with xarray) "
+        "and against its formulas pinned by file:line, on random rankings with item groups",
+        policies={"queries": "qrels"},
+        bindings={"nDCG": {"gain": "binary", "discount": "log2_max2", "empty": "skip"}},
+        caveats=("the track's targets mix each dimension's relevant-document distribution with a world-population "
+                 "or equal background (Task1Alignment.py:119-132): target=mixed takes the uniform background; a "
+                 "soft or multi-valued alignment (an article in several groups) is not read: one group per item",
+                 "qr_ndcg raises for a ranking of more than 500 documents; rankwise cuts at 500"),
+        names=peers.TREC_FAIR,
     ),
     Dialect(
         "gdeval",

@@ -487,8 +487,19 @@ EXPEVAL = PeerNames(
     _names(PeerName("difference", "EE-L"), PeerName("disparity", "EE-D"), PeerName("relevance", "EE-R")),
 )
 
+TREC_FAIR = PeerNames(
+    "trec_fair",
+    "TREC Fair Ranking 2022, Task 1 (wptrec)",
+    "fair-trec/trec2022-fair-public 6fd105f: the columns AWRFMetric returns (wptrec/metrics/awrf.py:146-150)",
+    _names(PeerName("nDCG", "nDCG", cutoff=500,
+                    note="the track's nDCG: binary utility, ranks 1 and 2 undiscounted, ideal over min(500, R)"),
+           PeerName("AWRF", "AWRF", cutoff=500),
+           PeerName("Score", "nDCG-AWRF", cutoff=500, note="nDCG × AWRF, the track's score")),
+)
+
 PEERS: tuple[PeerNames, ...] = (RANX, IR_MEASURES, TORCHMETRICS, SKLEARN, LIGHTGBM, XGBOOST, RECBOLE,
-                                MS_RECOMMENDERS, REPLAY, RECTOOLS, RS_METRICS, LENSKIT, ELLIOT, EXPEVAL)  # fmt: skip
+                                MS_RECOMMENDERS, REPLAY, RECTOOLS, RS_METRICS, LENSKIT, ELLIOT, EXPEVAL,
+                                TREC_FAIR)  # fmt: skip
 """Every library whose names rankwise reads (each is carried by its dialect)."""
 
 

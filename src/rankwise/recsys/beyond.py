@@ -200,7 +200,7 @@ _AS_PARAM: dict[str, tuple[str, dict[Any, str] | None]] = {
     "base": ("log", {2.0: "log2", math.e: "ln"}), "per_item": ("divide", {True: "items", False: "none"}),
     "normalise": ("normalise", {True: "yes", False: "no"}), "share": ("share", {True: "yes", False: "no"}),
     "count": ("count", {True: "yes", False: "no"}), "divide_by": ("divide", None),
-    "repeats": ("repeats", {True: "each", False: "once"}),
+    "repeats": ("repeats", {True: "each", False: ""}),  # once: the default, said by nothing
     "mean": ("mean", {"users": "query", "rows": "rows"}), "users": ("", {"lists": ""}), "catalog": ("", None),
 }  # fmt: skip
 """Option → (the family's parameter, option value → parameter value): how an option in force is said in the measure's
