@@ -26,6 +26,19 @@ static inline void *grow(void *p, size_t old, size_t bytes) {
 #endif
 }
 
+/* A zeroed buffer whose every page is mapped writable now (Linux: MAP_POPULATE), for one read before it is written
+ * (a hash table's slots): a fresh mapping's page read first is the shared zero page, and the write after it a
+ * copy-on-write fault that flushes the page from every CPU's TLB (an interprocessor interrupt per page in a process
+ * with threads on other cores). Elsewhere calloc. */
+static inline void *zeroed(size_t bytes) {
+#ifdef __linux__
+    void *q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    return q == MAP_FAILED ? NULL : q;
+#else
+    return calloc(1, bytes);
+#endif
+}
+
 static inline void release(void *p, size_t bytes) {
     if (p == NULL) return;
 #ifdef __linux__
@@ -91,7 +104,7 @@ static inline int dict_reserve(Dict *d, int64_t ids) {
     uint64_t size = d->mask ? d->mask + 1 : 1024;
     while ((uint64_t)ids * 2 > size) size *= 2;
     if (d->mask && size == d->mask + 1) return 1;
-    Slot *slots = grow(NULL, 0, size * sizeof(Slot));
+    Slot *slots = zeroed(size * sizeof(Slot));
     if (slots == NULL) return 0;
     for (int64_t c = 0; c < d->count; c++) {
         uint64_t h = hash_bytes(d->arena + d->start[c], d->len[c]), at = h & (size - 1);
