@@ -421,7 +421,7 @@ static PyObject *coder_scan(Coder *self, PyObject *args) {
             for (int64_t i = 0; i < rows && !memory; i++) { /* queries: runs are written query by query */
                 int32_t len;
                 const char *id = id_at(data, qcode[i], &len);
-                if (last_code < 0 || len != last_len || memcmp(id, last, (size_t)len) != 0) {
+                if (last_code < 0 || len != last_len || !same_id(id, last, len)) {
                     last_code = dict_code(&self->queries, id, len, hash_bytes(id, len));
                     if (last_code < 0) memory = 1;
                 }
