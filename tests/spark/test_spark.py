@@ -121,8 +121,8 @@ ITEM_GROUP_MEASURES = ["AWRF@5", "nDCG-AWRF@5", "AWRF(target=uniform)", "RSP@5",
 @pytest.mark.parametrize("partitions", PARTITIONS)
 def test_item_group_measures_equal_the_local_engine(spark: Any, partitions: int) -> None:
     """``item_groups=`` on Spark: the per-query item-group measures (AWRF, nDCG-AWRF, EE over=groups) and the global
-    ones (RSP, REO, ItemMAD, whose per-user numerators and denominators are gathered like any aggregation input), with each
-    user's training items, and the notes about items in no group, equal the local engine's bit for bit."""
+    ones (RSP, REO, ItemMAD, whose per-user numerators and denominators are gathered like any aggregation input),
+    with each user's training items, and the notes about items in no group, equal the local engine's bit for bit."""
     qrels, run = _random(5)
     rng = np.random.default_rng(5)
     groups = {f"d{d}": ("red", "green", "blue", "grey")[d % 4] for d in range(250)} | {"d999": "red"}

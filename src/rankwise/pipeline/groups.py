@@ -223,8 +223,8 @@ def item_group_notes(source: GroupSource, ranked: pl.Series, judged: pl.Series) 
     outside = sorted((i for i in ranked_ids if source.mapping.get(i) is None), key=str.encode)
     if outside:
         notes.append(f"{source.origin}: {counted(len(outside), 'item of the run is', 'items of the run are')} in no "
-                     f"group (left out of AWRF, RSP, REO and ItemMAD; pooled into one group by EE over=groups, as expeval -G): "
-                     f"{_sample(outside)}")  # fmt: skip
+                     "group (left out of AWRF, RSP, REO and ItemMAD; pooled into one group by EE over=groups, as "
+                     f"expeval -G): {_sample(outside)}")  # fmt: skip
     present = {source.mapping.get(i) for i in ranked_ids}
     empty = [label for label in _ordered({v for v in source.mapping.values() if v is not None}) if label not in present]
     if empty:
