@@ -23,7 +23,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("policies", "limits"),  # the evaluation policies (ties, which queries, score precision); size limits
     ("io", "measures"),  # reading inputs into tables; measure definitions as data
     ("engine", "dialects"),  # the aligned arrays and row operations; dialects as data over measures
-    ("kernels",),  # one module per measure family, computing on the aligned arrays
+    ("kernels", "torch"),  # one module per measure family, on the aligned arrays; the measures on torch tensors
     ("pipeline",),  # plan, load, compute, assemble: rankwise.evaluate
     ("comparison", "trec_eval", "ltr", "spark", "fusion"),  # what is built on evaluating
     ("compat",),  # the peers' Python APIs (pytrec_eval, ir_measures, ranx: its compare and fuse) over all of that

@@ -110,6 +110,7 @@ def test_every_dialect_is_pinned_here_or_in_a_reference_test() -> None:
     pinned |= {"trectools"}  # tests/dialects/test_dialects_trectools.py (against trectools' TrecEval)
     pinned |= {"expeval"}  # tests/measures/test_exposure.py (against expeval's code and its pinned formulas)
     pinned |= {"trec_fair"}  # tests/measures/test_fairness.py (against wptrec's AWRFMetric and its pinned formulas)
+    pinned |= {"allrank"}  # tests/torch/test_torch_allrank.py (against allRank's metrics.py and its pinned formulas)
     assert {d.name for d in DIALECTS} == pinned, "a new dialect needs a test that fails if its binding changes"
     assert get_dialect("trec_eval").bindings == {} and get_dialect("trec_eval").policies == {}
 

@@ -202,6 +202,42 @@ DIALECTS: tuple[Dialect, ...] = (
         names=peers.XGBOOST,
     ),
     Dialect(
+        "allrank",
+        ("1.4",),
+        "1.4.x",
+        "allRank ndcg / dcg / mrr: 2^l-1 gains, only the slate's items, NDCG = 1 when the ideal DCG is 0 "
+        "(\"following XGBoost and LightGBM\"), padded items labelled -1",
+        "allegro/allRank 1.4.3 (c884756) allrank/models/metrics.py: ndcg (gain_function 2^x - 1, filler_value 1.0 "
+        "where idcg == 0), dcg (the slate's labels sorted by prediction, cut at min(k, slate length)), "
+        "__apply_mask_and_get_true_sorted_by_preds (label -1: prediction -inf, label 0), mrr; "
+        "allrank/data/dataset_loading.py:15 PADDED_Y_VALUE = -1",
+        "tests/torch/test_torch_allrank.py against allRank's own metrics.py (a checkout's file, loaded with the "
+        "installed torch: RANKWISE_ALLRANK_PATH) on random padded slates, and its pinned formulas on hand-made slates",
+        policies={"ties": "input_order", "queries": "intersection"},
+        bindings={
+            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "DCG": {"gain": "exp2"},
+            "RR": {"empty": "one"},
+        },
+        known_bugs=(
+            "mrr: a batch in which no slate has a positive label scores 0 for every slate (its zero_sum_mask sums "
+            "the whole batch); otherwise a slate without one scores 1 (torch.max's first index); rankwise gives "
+            "every such slate 1 (empty=one), whatever the batch; not reproduced",
+            "mrr ranks the first document with the slate's largest label, not the first relevant one: with graded "
+            "labels it is not a reciprocal rank of relevance; rankwise's RR uses rel (1); the same for 0/1 labels",
+        ),
+        caveats=(
+            "ties: allRank sorts predictions with torch's default (unstable) sort: the order of tied scores is "
+            "implementation-defined; rankwise keeps the slate's order (input_order)",
+            "labels below 0 other than the padding -1: allRank's gain 2^l - 1 is negative; rankwise gives them no gain",
+            "padding (label -1) is a property of tensors: rankwise.torch leaves such positions out under this "
+            "dialect; in qrels and runs, leave padded items out",
+            "allRank computes in float32 (its discounts are float32): its values differ from rankwise's float64 in "
+            "the 7th digit",
+        ),
+        names=peers.ALLRANK,
+    ),
+    Dialect(
         "rs_metrics",
         ("0.6",),
         "0.6",

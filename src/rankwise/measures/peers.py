@@ -497,9 +497,23 @@ TREC_FAIR = PeerNames(
            PeerName("Score", "nDCG-AWRF", cutoff=500, note="nDCG × AWRF, the track's score")),
 )
 
+ALLRANK = PeerNames(
+    "allrank",
+    "allRank",
+    "allRank 1.4.3 allrank/models/metrics.py (ndcg, dcg, mrr; its config names them NAME_K, e.g. ndcg_5: write "
+    "ndcg@5) and allrank/config.py _parse_metrics",
+    _names(
+        PeerName("ndcg", "nDCG", note="allRank's config writes ndcg_5 for ndcg@5"),
+        PeerName("dcg", "DCG"),
+        PeerName("mrr", "RR", note="allRank finds the first document with the slate's largest label: RR for 0/1 "
+                                   "labels (see the dialect's known bugs)"),
+    ),
+    case=False,
+)
+
 PEERS: tuple[PeerNames, ...] = (RANX, IR_MEASURES, TORCHMETRICS, SKLEARN, LIGHTGBM, XGBOOST, RECBOLE,
                                 MS_RECOMMENDERS, REPLAY, RECTOOLS, RS_METRICS, LENSKIT, ELLIOT, EXPEVAL,
-                                TREC_FAIR)  # fmt: skip
+                                TREC_FAIR, ALLRANK)  # fmt: skip
 """Every library whose names rankwise reads (each is carried by its dialect)."""
 
 
