@@ -205,6 +205,9 @@ def train(train_file: str, valid_file: str | None, kind: str, loss: str | None, 
                           eval_at=_cutoffs(eval_at), seed=seed, on_progress=None if quiet else progress)  # fmt: skip
     ranker.save(output)
     used = f" ({ranker.used_features} used)" if ranker.used_features is not None else ""
+    trained = getattr(ranker.model, "training", None)  # a neural model: its device, batch size and precision
+    if trained:
+        used += f" (on {trained['device']}: batch_groups={trained['batch_groups']}, {trained['precision']})"
     if valid is not None:
         kept = f"best iteration {ranker.best_iteration} of {len(ranker.history)}: {_metrics(ranker.best_metrics)}"
     else:

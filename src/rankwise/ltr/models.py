@@ -550,4 +550,4 @@ def _train_neural(job: _Job) -> Ranker:
                          config=config, on_epoch=report)  # fmt: skip
     history = [{"loss": h["train_loss"], **({name: h["valid_ndcg"]} if h["valid_ndcg"] is not None else {})}
                for h in model.history]  # fmt: skip
-    return Ranker(job.kind, job.train.num_features, model, model.best_epoch, dataclasses.asdict(config), history)
+    return Ranker(job.kind, job.train.num_features, model, model.best_epoch, dataclasses.asdict(model.config), history)

@@ -6,13 +6,9 @@ Inputs are plain arrays, independent of any file format:
 - ``labels``: non-negative integer grades ``[rows]``
 - ``offsets``: int64 ``[groups + 1]`` in CSR style: group ``g`` is rows ``offsets[g]:offsets[g + 1]``.
 
-Every loss takes a padded batch: ``scores`` and ``labels`` of shape ``[B, L]`` and a boolean ``mask`` (True for
-real items). Padded entries never contribute, whatever values they hold: they are masked (``-inf`` inside a
-softmax or log-sum-exp), never offset from the real scores (an offset rounds away in float32 near 10^11).
-Pointwise losses average over the real items of the batch; pairwise and listwise losses average a per-group loss
-over the *informative* groups, those with at least two real items of different grades (a group of one item, or
-whose items all share one grade, has no order to learn and counts as absent; a batch without any gives a loss of
-0 with zero gradients). Gains are ``2^l - 1`` and discounts ``1 / log2(1 + rank)``, as in LightGBM.
+The losses (:mod:`rankwise.ltr.losses`) take padded ``[B, L]`` batches with a mask; the training data is laid out
+on the device by :mod:`rankwise.ltr.slates`. A training step reads nothing back from the device: the epoch's loss
+is summed there and read once per epoch.
 
 Validation nDCG@k (for early stopping) is computed by :func:`rankwise.evaluate` with the ``lightgbm`` dialect,
 so this module holds no metric definitions of its own.
@@ -23,12 +19,13 @@ module at import time.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import math
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,8 +33,20 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RankwiseError
-from ..wording import install_hint
 from .limits import check_memory
+from .losses import (
+    LOSSES,
+    approx_ndcg,
+    lambdarank,
+    listmle,
+    listnet,
+    pointwise_mse,
+    ranknet,
+    require_torch,
+    sigmoid_cross_entropy,
+    sigmoid_cross_entropy_graded,
+)
+from .slates import LAYOUTS, default_batch_groups, padded, resolve_layout, training_batches
 
 try:
     import torch
@@ -49,230 +58,13 @@ if TYPE_CHECKING:
 
 FORMAT = "rankwise.neural/1"
 MODELS = ("linear", "mlp")
+PRECISIONS = ("float32", "bf16")
 EpochCallback = Callable[[int, float, "float | None"], None]
-
-
-def require_torch() -> Any:
-    """The ``torch`` module, or a :class:`RankwiseError` saying how to install it."""
-    if torch is None:
-        raise RankwiseError(f"PyTorch is not installed: {install_hint('torch')}")
-    return torch
-
-
-# ----------------------------------------------------------------------------------------------- losses
-def _prepare(scores: Tensor, labels: Tensor, mask: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-    """Scores and labels (in the scores' dtype) with padding set to 0, so padding never reaches a gradient."""
-    require_torch()
-    if scores.dim() != 2 or labels.shape != scores.shape or mask.shape != scores.shape:
-        raise RankwiseError(
-            f"a loss needs scores, labels and mask of one shape [groups, items], not {tuple(scores.shape)}, "
-            f"{tuple(labels.shape)} and {tuple(mask.shape)}"
-        )
-    mask = mask.to(torch.bool)
-    zero = torch.zeros((), dtype=scores.dtype, device=scores.device)
-    return torch.where(mask, scores, zero), torch.where(mask, labels.to(scores.dtype), zero), mask
-
-
-def _informative(labels: Tensor, mask: Tensor) -> Tensor:
-    """``[B]``: the group has two real items with different grades."""
-    big = torch.finfo(labels.dtype).max
-    highest = torch.where(mask, labels, -big).amax(dim=1)
-    lowest = torch.where(mask, labels, big).amin(dim=1)
-    return mask.any(dim=1) & (highest > lowest)
-
-
-def _group_mean(per_group: Tensor, valid: Tensor) -> Tensor:
-    """Mean of ``per_group`` over the ``valid`` groups (0, with zero gradients, when none is)."""
-    total = torch.where(valid, per_group, torch.zeros_like(per_group)).sum()
-    return total / valid.sum().clamp(min=1).to(per_group.dtype)
-
-
-def _gains(labels: Tensor) -> Tensor:
-    return torch.pow(2.0, labels) - 1.0
-
-
-def _discounts(ranks: Tensor) -> Tensor:
-    return 1.0 / torch.log2(1.0 + ranks)
-
-
-def _ideal_dcg(gains: Tensor) -> Tensor:
-    """``[B]``: DCG of the gains sorted best first (padding has gain 0)."""
-    ordered = gains.sort(dim=1, descending=True).values
-    positions = torch.arange(1, gains.shape[1] + 1, dtype=gains.dtype, device=gains.device)
-    return (ordered * _discounts(positions)).sum(dim=1)
-
-
-def _ranks(scores: Tensor, mask: Tensor) -> Tensor:
-    """``[B, L]`` 1-based ranks by score, highest first; ties keep row order; padding ranks last."""
-    keyed = torch.where(mask, scores.detach(), torch.tensor(-math.inf, dtype=scores.dtype, device=scores.device))
-    order = keyed.argsort(dim=1, descending=True, stable=True)
-    positions = torch.arange(1, scores.shape[1] + 1, dtype=scores.dtype, device=scores.device)
-    return torch.empty_like(keyed).scatter_(1, order, positions.expand_as(keyed).contiguous())
-
-
-def pointwise_mse(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """Mean squared error between score and grade over the N real items of the batch.
-
-    ``L = (1/N) Σ_i (s_i - y_i)^2``
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    count = mask.sum().clamp(min=1).to(s.dtype)
-    return torch.where(mask, (s - y) ** 2, torch.zeros_like(s)).sum() / count
-
-
-def _sigmoid_ce(s: Tensor, target: Tensor, mask: Tensor) -> Tensor:
-    # softplus(s) - t·s = -t·log σ(s) - (1 - t)·log(1 - σ(s)), stable for any s
-    losses = torch.nn.functional.softplus(s) - target * s
-    return torch.where(mask, losses, torch.zeros_like(s)).sum() / mask.sum().clamp(min=1).to(s.dtype)
-
-
-def sigmoid_cross_entropy(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """Sigmoid cross-entropy on binarised grades (relevant = grade > 0), mean over the N real items.
-
-    ``t_i = [y_i > 0]``, ``L = -(1/N) Σ_i [t_i log σ(s_i) + (1 - t_i) log(1 - σ(s_i))]``
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    return _sigmoid_ce(s, (y > 0).to(s.dtype), mask)
-
-
-def sigmoid_cross_entropy_graded(
-    scores: Tensor, labels: Tensor, mask: Tensor, *, label_max: float | None = None
-) -> Tensor:
-    """Sigmoid cross-entropy on grades scaled to [0, 1], mean over the N real items.
-
-    ``t_i = min(y_i / y_max, 1)``, ``L = -(1/N) Σ_i [t_i log σ(s_i) + (1 - t_i) log(1 - σ(s_i))]``, where
-    ``y_max`` is ``label_max`` (training uses the training set's highest grade), else the batch's highest grade
-    (1 when all grades are 0).
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    if label_max is None:
-        label_max = float(y.max()) if y.numel() else 0.0
-    target = (y / (float(label_max) if label_max > 0 else 1.0)).clamp(0.0, 1.0)
-    return _sigmoid_ce(s, target, mask)
-
-
-def ranknet(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """RankNet (Burges et al. 2005): logistic loss on every pair with different grades.
-
-    For a group with pairs ``P = {(i, j): y_i > y_j}``: ``L_g = (1/|P|) Σ_(i,j)∈P log(1 + exp(-(s_i - s_j)))``;
-    the loss is the mean of ``L_g`` over informative groups.
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    pairs = mask[:, :, None] & mask[:, None, :] & (y[:, :, None] > y[:, None, :])
-    diff = s[:, :, None] - s[:, None, :]
-    losses = torch.where(pairs, torch.nn.functional.softplus(-diff), torch.zeros_like(diff)).sum(dim=(1, 2))
-    count = pairs.sum(dim=(1, 2))
-    return _group_mean(losses / count.clamp(min=1).to(s.dtype), count > 0)
-
-
-def _padding_at_minus_infinity(values: Tensor, mask: Tensor) -> Tensor:
-    """``values`` with padding set to ``-inf`` (``exp`` of it is exactly 0 at any magnitude of the real values), so
-    a softmax or log-sum-exp over the row is the one over its real items. Whatever the padding held never reaches
-    the forward value of a real item, and its gradient there is 0 (``masked_fill`` passes none back)."""
-    return values.masked_fill(~mask, -math.inf)
-
-
-def _masked_log_softmax(values: Tensor, mask: Tensor) -> Tensor:
-    """``log softmax`` over each row's real items; 0 at padding (and in rows without a real item)."""
-    logs = torch.log_softmax(_padding_at_minus_infinity(values, mask), dim=1)
-    return torch.where(mask, logs, torch.zeros_like(values))
-
-
-def listnet(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """ListNet (Cao et al. 2007), top-one probabilities: cross-entropy between the softmax of the grades and the
-    softmax of the scores over the group's real items.
-
-    ``L_g = -Σ_i softmax(y)_i · log softmax(s)_i``; the loss is the mean of ``L_g`` over informative groups.
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    target = torch.exp(_masked_log_softmax(y, mask)) * mask
-    per_group = -(target * _masked_log_softmax(s, mask)).sum(dim=1)
-    return _group_mean(per_group, _informative(y, mask))
-
-
-def listmle(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """ListMLE (Xia et al. 2008): negative Plackett-Luce log-likelihood of the permutation π that sorts the
-    group's real items by grade, highest first.
-
-    ``L_g = Σ_{i=1..n} [log Σ_{j=i..n} exp(s_π(j)) - s_π(i)]``; the loss is the mean of ``L_g`` over informative
-    groups. Items of equal grade are ordered by the current score, highest first (ties in score by row order),
-    i.e. π is the most likely permutation consistent with the grades, so the loss does not depend on row order.
-    The choice of π is not differentiated. The loss still separates tied items: the one π puts first is pushed up
-    and the other down (grades (1, 0, 0), scores (0, 0.3, 0.1): π = (0, 1, 2), gradient (-0.711, -0.059, +0.770),
-    which widens the gap between the two tied items 1 and 2).
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    by_score = torch.where(mask, s.detach(), -math.inf).argsort(dim=1, descending=True, stable=True)
-    grade_key = torch.where(mask, y, -math.inf).gather(1, by_score)
-    order = by_score.gather(1, grade_key.argsort(dim=1, descending=True, stable=True))
-    sorted_mask = mask.gather(1, order)  # padding sits at the end of each sorted row
-    sorted_s = s.gather(1, order)
-    tail = _padding_at_minus_infinity(sorted_s, sorted_mask).flip(1)
-    tail_lse = torch.logcumsumexp(tail, dim=1).flip(1)  # log Σ_{j ≥ i} exp(s_π(j)) over real items only
-    per_item = torch.where(sorted_mask, tail_lse - sorted_s, torch.zeros_like(sorted_s))
-    return _group_mean(per_item.sum(dim=1), _informative(y, mask))
-
-
-def lambdarank(scores: Tensor, labels: Tensor, mask: Tensor) -> Tensor:
-    """LambdaRank (Burges et al. 2006) as a loss: pairwise logistic loss weighted by |ΔnDCG| of swapping the pair.
-
-    With gains ``G_i = 2^y_i - 1``, ranks ``r_i`` by the current scores (ties by row order), discounts
-    ``D_i = 1 / log2(1 + r_i)`` and ideal DCG ``IDCG`` (full list):
-
-    ``|ΔnDCG_ij| = |G_i - G_j| · |D_i - D_j| / IDCG``,
-    ``L_g = Σ_{y_i > y_j} |ΔnDCG_ij| · log(1 + exp(-(s_i - s_j)))``;
-
-    the loss is the mean of ``L_g`` over informative groups. The weights are constants (not differentiated), so
-    the gradient is LambdaRank's lambda: ``∂L_g/∂s_i = -Σ_j |ΔnDCG_ij| σ(-(s_i - s_j))`` over pairs above ``j``.
-    """
-    s, y, mask = _prepare(scores, labels, mask)
-    valid = _informative(y, mask)
-    gains = torch.where(mask, _gains(y), torch.zeros_like(y))
-    discounts = torch.where(mask, _discounts(_ranks(s, mask)), torch.zeros_like(y))
-    ideal = _ideal_dcg(gains)
-    ideal = torch.where(ideal > 0, ideal, torch.ones_like(ideal))
-    weights = (gains[:, :, None] - gains[:, None, :]).abs() * (discounts[:, :, None] - discounts[:, None, :]).abs()
-    weights = (weights / ideal[:, None, None]).detach()
-    pairs = mask[:, :, None] & mask[:, None, :] & (y[:, :, None] > y[:, None, :])
-    diff = s[:, :, None] - s[:, None, :]
-    losses = torch.where(pairs, weights * torch.nn.functional.softplus(-diff), torch.zeros_like(diff))
-    return _group_mean(losses.sum(dim=(1, 2)), valid)
-
-
-def approx_ndcg(scores: Tensor, labels: Tensor, mask: Tensor, *, temperature: float = 0.1) -> Tensor:
-    """ApproxNDCG (Qin, Liu and Li 2010): 1 - nDCG computed with smooth ranks.
-
-    ``π̂_i = 1 + Σ_{j≠i} σ((s_j - s_i) / T)`` (the paper's α is ``1/T``),
-    ``L_g = 1 - (1/IDCG) Σ_i (2^y_i - 1) / log2(1 + π̂_i)``;
-
-    the loss is the mean of ``L_g`` over informative groups (all of which have IDCG > 0). As ``T → 0`` with
-    distinct scores, ``π̂`` becomes the exact rank and ``1 - L_g`` the exact nDCG.
-    """
-    if not temperature > 0:
-        raise RankwiseError(f"approx_ndcg: temperature must be > 0, not {temperature}")
-    s, y, mask = _prepare(scores, labels, mask)
-    valid = _informative(y, mask)
-    others = mask[:, None, :] & mask[:, :, None]
-    others = others & ~torch.eye(s.shape[1], dtype=torch.bool, device=s.device)
-    above = torch.sigmoid((s[:, None, :] - s[:, :, None]) / temperature)  # [b, i, j] = σ((s_j - s_i) / T)
-    approx_ranks = 1.0 + torch.where(others, above, torch.zeros_like(above)).sum(dim=2)
-    gains = torch.where(mask, _gains(y), torch.zeros_like(y))
-    ideal = _ideal_dcg(gains)
-    ideal = torch.where(ideal > 0, ideal, torch.ones_like(ideal))
-    approx = (gains * _discounts(approx_ranks)).sum(dim=1) / ideal
-    return _group_mean(1.0 - approx, valid)
-
-
-LOSSES: dict[str, Callable[..., Any]] = {
-    "mse": pointwise_mse,
-    "sigmoid_ce": sigmoid_cross_entropy,
-    "sigmoid_ce_graded": sigmoid_cross_entropy_graded,
-    "ranknet": ranknet,
-    "listnet": listnet,
-    "listmle": listmle,
-    "lambdarank": lambdarank,
-    "approxndcg": approx_ndcg,
-}
+__all__ = [
+    "LOSSES", "NeuralConfig", "NeuralRanker", "approx_ndcg", "evaluate_scores", "lambdarank", "listmle", "listnet",
+    "pointwise_mse", "ranknet", "require_torch", "resolve_device", "sigmoid_cross_entropy",
+    "sigmoid_cross_entropy_graded", "train_neural",
+]  # fmt: skip
 
 
 # ----------------------------------------------------------------------------------------------- config
@@ -294,13 +86,15 @@ class NeuralConfig:
     epochs: int = 50
     learning_rate: float = 1e-3
     weight_decay: float = 0.0
-    batch_groups: int = 32
+    batch_groups: int = 0
     patience: int = 5
     eval_k: int = 10
     seed: int = 0
     device: str = "auto"
     temperature: float = 0.1
     standardize: bool = True
+    layout: str = "auto"
+    precision: str = "float32"
 
     def __post_init__(self) -> None:
         self.hidden = _widths(self.hidden)
@@ -318,9 +112,14 @@ class NeuralConfig:
         if self.model == "mlp" and (not self.hidden or min(self.hidden) < 1):
             shown = ",".join(map(str, self.hidden)) or "(none)"
             raise RankwiseError(f"an mlp needs hidden layers of width >= 1 (e.g. hidden=64,32), not hidden={shown}")
-        for name in ("epochs", "batch_groups", "patience", "eval_k"):
+        for name in ("epochs", "patience", "eval_k"):
             if getattr(self, name) < 1:
                 raise RankwiseError(f"{name} must be >= 1, not {getattr(self, name)}")
+        if self.batch_groups < 0:
+            raise RankwiseError(f"batch_groups must be >= 1 (or 0: chosen for the device), not {self.batch_groups}")
+        if self.layout not in LAYOUTS or self.precision not in PRECISIONS:
+            raise RankwiseError(f"layout must be one of {', '.join(LAYOUTS)} and precision one of "
+                                f"{', '.join(PRECISIONS)}, not {self.layout!r} and {self.precision!r}")  # fmt: skip
         if not 0.0 <= self.dropout < 1.0:
             raise RankwiseError(f"dropout must be in [0, 1), not {self.dropout}")
         if not self.learning_rate > 0 or not self.weight_decay >= 0 or not self.temperature > 0:
@@ -477,7 +276,8 @@ class NeuralRanker:
     """A trained scorer: ``predict(features)`` gives one float64 score per row (higher ranks first).
 
     ``best_epoch`` is the (1-based) epoch whose weights were kept; ``history`` has one
-    ``{"epoch", "train_loss", "valid_ndcg"}`` dict per epoch run.
+    ``{"epoch", "train_loss", "valid_ndcg"}`` dict per epoch run; ``training`` says how it was trained:
+    ``{"device", "batch_groups", "layout", "precision"}`` (empty for a model saved before rankwise recorded it).
     """
 
     def __init__(
@@ -487,7 +287,9 @@ class NeuralRanker:
         num_features: int,
         best_epoch: int,
         history: list[dict[str, Any]],
+        training: dict[str, Any] | None = None,
     ) -> None:
+        self.training = dict(training or {})
         self.module = module
         self.config = config
         self.num_features = num_features
@@ -529,6 +331,7 @@ class NeuralRanker:
             "state_dict": state,
             "best_epoch": self.best_epoch,
             "history": [dict(h) for h in self.history],
+            "training": dict(self.training),
         }
         torch.save(payload, Path(path))
 
@@ -550,7 +353,8 @@ class NeuralRanker:
         module = _build_module(config, num_features)
         module.load_state_dict(payload["state_dict"])
         module.to(resolve_device(device)).eval()
-        return cls(module, config, num_features, _whole("best_epoch", payload["best_epoch"]), payload["history"])
+        best_epoch = _whole("best_epoch", payload["best_epoch"])
+        return cls(module, config, num_features, best_epoch, payload["history"], payload.get("training"))
 
 
 def _check_weights(path: str | os.PathLike[str], config: NeuralConfig, num_features: int, state: Any) -> None:
@@ -571,35 +375,6 @@ def _check_weights(path: str | os.PathLike[str], config: NeuralConfig, num_featu
 
 
 # ----------------------------------------------------------------------------------------------- training
-@dataclass
-class _Data:
-    features: Any  # float32 tensor [rows, F] on the device
-    labels: Any  # float32 tensor [rows] on the device
-    offsets: np.ndarray
-    sizes: np.ndarray = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.sizes = np.diff(self.offsets)
-
-    def batch(self, groups: np.ndarray) -> tuple[Tensor, Tensor, Tensor]:
-        """Row indices of the real items (row-major), their ``[B, L]`` mask, and the padded labels."""
-        torch = require_torch()
-        sizes = self.sizes[groups]
-        width = max(int(sizes.max()), 1)
-        positions = np.arange(width)
-        mask = positions[None, :] < sizes[:, None]
-        rows = (self.offsets[groups][:, None] + positions[None, :])[mask]
-        device = self.features.device
-        rows_t = torch.from_numpy(rows).to(device)
-        mask_t = torch.from_numpy(mask).to(device)
-        return rows_t, mask_t, _padded(self.labels[rows_t], mask_t)
-
-
-def _padded(values: Tensor, mask: Tensor) -> Tensor:
-    """``[B, L]`` with ``values`` (one per real item, row-major) at the mask's True places and 0 elsewhere."""
-    return torch.zeros(mask.shape, dtype=values.dtype, device=values.device).masked_scatter(mask, values)
-
-
 def _loss_function(config: NeuralConfig, labels: np.ndarray) -> Callable[..., Any]:
     function = LOSSES[config.loss]
     if config.loss == "approxndcg":
@@ -621,14 +396,17 @@ def train_neural(
     """Train a :class:`NeuralRanker` on groups of rows (see the module docstring for the array layout).
 
     Each epoch visits the groups in an order shuffled by a generator seeded with ``config.seed``, ``batch_groups``
-    at a time. With ``valid = (features, labels, offsets)``, validation nDCG@``eval_k`` (LightGBM's definition,
-    computed by :func:`rankwise.evaluate`) is measured after every epoch; training stops after ``patience``
-    epochs without improvement and the best epoch's weights are kept. ``on_epoch(epoch, train_loss,
-    valid_ndcg)`` is called after each epoch (``valid_ndcg`` None without ``valid``).
+    at a time (0: chosen for the device, see :class:`NeuralConfig`). The epoch's training loss, the mean of the
+    steps' losses weighted by their groups, is summed on the device and read once per epoch. With ``valid =
+    (features, labels, offsets)``, validation nDCG@``eval_k`` (LightGBM's definition, computed by
+    :func:`rankwise.evaluate`) is measured after every epoch; training stops after ``patience`` epochs without
+    improvement and the best epoch's weights are kept. ``on_epoch(epoch, train_loss, valid_ndcg)`` is called after
+    each epoch (``valid_ndcg`` None without ``valid``). The returned ranker's ``config`` holds the batch size used,
+    and its ``training`` the device, layout and precision.
 
-    Runs are reproducible for one seed: weights and dropout use ``torch.manual_seed(seed)``, and deterministic
-    algorithms are switched on for the call (on CUDA, ``CUBLAS_WORKSPACE_CONFIG`` is set to ``:4096:8`` unless
-    already set).
+    Runs are reproducible for one seed on one device: weights and dropout use ``torch.manual_seed(seed)``, and
+    deterministic algorithms are switched on for the call (on CUDA, ``CUBLAS_WORKSPACE_CONFIG`` is set to
+    ``:4096:8`` unless already set).
     """
     torch = require_torch()
     config = config or NeuralConfig()
@@ -638,8 +416,13 @@ def train_neural(
     device = resolve_device(config.device)
     if device.type == "cuda":
         os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
-    previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled())
+    config = dataclasses.replace(config, batch_groups=config.batch_groups or default_batch_groups(device))
+    previous = (torch.are_deterministic_algorithms_enabled(), torch.is_deterministic_algorithms_warn_only_enabled(),
+                torch.utils.deterministic.fill_uninitialized_memory)  # fmt: skip
     torch.use_deterministic_algorithms(True, warn_only=True)
+    # Deterministic mode would also fill every new empty tensor with NaN (one more kernel per allocation); training
+    # reads no uninitialised memory, so that costs time and changes nothing.
+    torch.utils.deterministic.fill_uninitialized_memory = False
     try:
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
@@ -651,28 +434,21 @@ def train_neural(
             module.mean.copy_(torch.from_numpy(mean.astype(np.float32)))
             module.scale.copy_(torch.from_numpy(np.where(std > 1e-12, std, 1.0).astype(np.float32)))
         module.to(device)
-        data = _Data(torch.from_numpy(x).to(device), torch.from_numpy(y.astype(np.float32)).to(device), o)
-        loss_fn = _loss_function(config, y)
-        optimizer = torch.optim.Adam(module.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+        data = training_batches(resolve_layout(config.layout, device), x, y, o, device)
+        step = _step_function(module, config, _loss_function(config, y), device)
         groups = np.flatnonzero(data.sizes > 0)
         ranker = NeuralRanker(module, config, x.shape[1], best_epoch=0, history=[])
+        ranker.training = {"device": str(device), "batch_groups": config.batch_groups, "layout": data.description,
+                           "precision": config.precision}  # fmt: skip
         best_ndcg, best_state, waited = -math.inf, None, 0
         measure = f"nDCG@{config.eval_k}"
         for epoch in range(1, config.epochs + 1):
             module.train()
             order = groups[torch.randperm(groups.shape[0], generator=generator).numpy()]
-            total, weight = 0.0, 0
-            for start in range(0, order.shape[0], config.batch_groups):
-                batch = order[start : start + config.batch_groups]
-                rows, mask, batch_labels = data.batch(batch)
-                scores = _padded(_score(module, data.features[rows]), mask)
-                loss = loss_fn(scores, batch_labels, mask)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                total += float(loss.detach()) * batch.shape[0]
-                weight += batch.shape[0]
-            train_loss = total / max(weight, 1)
+            total = torch.zeros((), dtype=torch.float64, device=device)
+            for batch in data.epoch(order, config.batch_groups):
+                total += step(batch).double() * batch.groups
+            train_loss = float(total) / max(order.shape[0], 1)  # the epoch's one read from the device
             valid_ndcg = None
             if valid is not None:
                 valid_ndcg = evaluate_scores(ranker.predict(vx), vy, vo, [measure])[measure]
@@ -695,3 +471,27 @@ def train_neural(
         return ranker
     finally:
         torch.use_deterministic_algorithms(previous[0], warn_only=previous[1])
+        torch.utils.deterministic.fill_uninitialized_memory = previous[2]
+
+
+def _step_function(module: Any, config: NeuralConfig, loss_fn: Callable[..., Any], device: Any) -> Any:
+    """One optimiser step on a :class:`~rankwise.ltr.slates.Batch`, returning the batch's loss (detached, on the
+    device: nothing is read back). With ``precision="bf16"`` the scorer runs under bfloat16 autocast and its
+    scores are cast back to float32 before the loss."""
+    torch = require_torch()
+    optimizer = torch.optim.Adam(module.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
+    bf16 = config.precision == "bf16"
+
+    def step(batch: Any) -> Any:
+        with torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
+            scores = _score(module, batch.features)
+        scores = scores.float()
+        if batch.packed:
+            scores = padded(scores, batch.mask)
+        loss = loss_fn(scores, batch.labels, batch.mask)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        return loss.detach()
+
+    return step
