@@ -9,6 +9,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 
@@ -439,3 +441,28 @@ def test_rankwise_imports_without_torch() -> None:
         "PyTorch is not installed: pip install '.[torch]' (in a rankwise checkout); for the CPU-only build of "
         "PyTorch run first: pip install torch --index-url https://download.pytorch.org/whl/cpu"
     )
+
+
+@settings(max_examples=40, deadline=None)
+@given(sizes=st.lists(st.integers(0, 9), min_size=1, max_size=12), seed=st.integers(0, 2**16),
+       measures=st.sampled_from([["nDCG@10"], ["nDCG@3", "nDCG", "AP@5", "RR"], ["P@2", "R@4", "HitRate@1"]]),
+       )  # fmt: skip
+def test_validation_on_slates_equals_the_engine(sizes: list[int], seed: int, measures: list[str]) -> None:
+    """The trainer's validation measures on padded slates (rankwise.torch, float64) equal rankwise.evaluate on the
+    rows as a table, under the lightgbm dialect: ties in row order, empty groups left out, a group without a relevant
+    row scoring 1."""
+    from rankwise.ltr.neural import _evaluate_rows, _evaluate_slates
+
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    if offsets[-1] == 0:
+        return
+    scores = rng.integers(0, 3, offsets[-1]).astype(np.float64)  # many ties
+    labels = rng.integers(0, 3, offsets[-1])
+    size = np.diff(offsets)
+    slates = _evaluate_slates(scores, labels, size, np.flatnonzero(size > 0), int(size.max()), measures, "lightgbm")
+    table = _evaluate_rows(scores, labels, offsets, measures, "lightgbm")
+    assert slates.keys() == table.keys()
+    for key, value in table.items():
+        assert slates[key] == pytest.approx(value, rel=1e-12, abs=1e-12), key
+    assert evaluate_scores(scores, labels, offsets, measures) == slates

@@ -203,16 +203,48 @@ def _check_inputs(
 def evaluate_scores(
     scores: np.ndarray, labels: np.ndarray, offsets: np.ndarray, measures: Sequence[str], *, dialect: str = "lightgbm"
 ) -> dict[str, float]:
-    """Aggregate ``measures`` of ``scores`` against ``labels`` per group, computed by :func:`rankwise.evaluate`.
+    """Aggregate ``measures`` of ``scores`` against ``labels`` per group, each group a query whose rows are its
+    documents in row order (the order in which the ``lightgbm`` dialect breaks score ties); empty groups are left out.
 
-    Group ``g`` becomes query ``str(g)``, its rows documents ``"0"``, ``"1"``, … in row order (the order in which
-    the ``lightgbm`` dialect breaks score ties). Empty groups are left out.
-    """
+    Computed on padded slates by :func:`rankwise.torch.evaluate` in float64 (no DataFrame: the trainer calls this
+    every epoch), or, without PyTorch or where padding would take more than four times the rows (one group far longer
+    than the others), by :func:`rankwise.evaluate` on the rows as a table: the same values
+    (``tests/ltr/test_ltr_neural.py``)."""
+    offsets = np.asarray(offsets, dtype=np.int64)
+    sizes = np.diff(offsets)
+    filled = np.flatnonzero(sizes > 0)
+    width = int(sizes.max(initial=0))
+    if torch is not None and filled.size and filled.size * width <= 4 * int(offsets[-1]) + 4096:
+        return _evaluate_slates(np.asarray(scores, dtype=np.float64), np.asarray(labels, dtype=np.int64), sizes,
+                                filled, width, measures, dialect)  # fmt: skip
+    return _evaluate_rows(scores, labels, offsets, measures, dialect)
+
+
+def _evaluate_slates(scores: np.ndarray, labels: np.ndarray, sizes: np.ndarray, filled: np.ndarray, width: int,
+                     measures: Sequence[str], dialect: str) -> dict[str, float]:  # fmt: skip
+    """:func:`evaluate_scores` on the non-empty groups as ``[groups, width]`` slates (rows in order, the rest
+    masked)."""
+    from ..torch.functional import evaluate, mean
+
+    slot = np.repeat(np.cumsum(sizes > 0) - 1, sizes)
+    position = np.arange(sizes.sum()) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    score = np.zeros((filled.size, width))
+    grade = np.zeros((filled.size, width), dtype=np.int64)
+    shown = np.zeros((filled.size, width), dtype=bool)
+    score[slot, position], grade[slot, position], shown[slot, position] = scores, labels, True
+    values = evaluate(torch.from_numpy(score), torch.from_numpy(grade), list(measures), torch.from_numpy(shown),
+                      dialect=dialect, dtype=torch.float64)  # fmt: skip
+    return {key: float(value) for key, value in mean(values).items()}
+
+
+def _evaluate_rows(scores: Any, labels: Any, offsets: np.ndarray, measures: Sequence[str], dialect: str
+                   ) -> dict[str, float]:  # fmt: skip
+    """:func:`evaluate_scores` through :func:`rankwise.evaluate`: group ``g`` is query ``str(g)``, its rows documents
+    ``"0"``, ``"1"``, … in row order."""
     import polars as pl
 
     from ..pipeline.evaluate import evaluate
 
-    offsets = np.asarray(offsets, dtype=np.int64)
     sizes = np.diff(offsets)
     query = np.repeat(np.arange(sizes.shape[0]), sizes).astype(str)
     doc = (np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes)).astype(str)
