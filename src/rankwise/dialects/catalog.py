@@ -25,6 +25,10 @@ MS_BEYOND = {"Coverage": {"over": "train"},
              "SelfInformation": {"popularity": "interactions", "cold": "zero", "mean": "rows"}}  # fmt: skip
 """MS Recommenders catalog_coverage (÷ training items) and novelty (every recommended row pooled)."""
 
+SLATE_NDCG = {"gain": "exp2", "universe": "retrieved", "empty": "one"}
+"""nDCG of the learning-to-rank libraries (LightGBM, XGBoost, allRank): 2^l − 1 gains, the ideal over the query's
+own rows, a query without a relevant row scoring 1."""
+
 DIALECTS: tuple[Dialect, ...] = (
     Dialect(
         "trec_eval",
@@ -180,7 +184,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "scores)",
         policies={"ties": "input_order", "queries": "intersection"},
         bindings={
-            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "nDCG": SLATE_NDCG,
             "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
         },
         names=peers.LIGHTGBM,
@@ -196,7 +200,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "margins)",
         policies={"ties": "input_order", "queries": "intersection"},
         bindings={
-            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "nDCG": SLATE_NDCG,
             "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
         },
         names=peers.XGBOOST,
@@ -215,7 +219,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "installed torch: RANKWISE_ALLRANK_PATH) on random padded slates, and its pinned formulas on hand-made slates",
         policies={"ties": "input_order", "queries": "intersection"},
         bindings={
-            "nDCG": {"gain": "exp2", "universe": "retrieved", "empty": "one"},
+            "nDCG": SLATE_NDCG,
             "DCG": {"gain": "exp2"},
             "RR": {"empty": "one"},
         },
