@@ -448,10 +448,40 @@ def test_sampled_rankings_bad_input(tmp_path: Path) -> None:
     with pytest.raises(rankwise.InputError, match=r"run:2: rank 'first' is not a whole number >= 1"):
         rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L"], samples=True)
     (tmp_path / "run").write_text("q s1 a 1\n")
-    with pytest.raises(rankwise.InputError, match=r"run:1: not a run line of a sampled run"):
+    with pytest.raises(rankwise.InputError,
+                       match=r"run:1: expected at least 5 columns \(query sample doc rank score \[tag\]\), found 4"):
         rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L"], samples=True)
     with pytest.raises(rankwise.MeasureError, match=r"^nDCG: only the expected-exposure measures"):
         rankwise.evaluate(qrels, str(tmp_path / "run"), ["EE-L", "nDCG"], samples=True)
     with pytest.raises(rankwise.InputError, match=r"no sample column 'draw'"):
         rankwise.evaluate(qrels, pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]}), ["EE-L"],
                           samples="draw")  # fmt: skip
+    with pytest.raises(rankwise.InputError, match=r"^run: query 'q sample 1' holds ' sample ', which rankwise puts"):
+        rankwise.evaluate(qrels, pl.DataFrame({"query_id": ["q sample 1"], "doc_id": ["a"], "score": [1.0],
+                                               "draw": ["s"]}), ["EE-L"], samples="draw")  # fmt: skip
+
+
+def test_sampled_rankings_from_user_columns_and_files(tmp_path: Path) -> None:
+    """A table whose columns are named as recommendation lists are (user_id, item_id) gives the same values and note
+    as the TREC file, read from a DataFrame, a CSV or a parquet file; the TREC file may be gzipped and hold comments
+    and fields after the tag, as any run file."""
+    import gzip
+
+    qrels = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"x": 1, "y": 1}}
+    orders = {"q1": [["a", "b", "c"], ["c", "a"]], "q2": [["y", "x"]]}
+    write_samples(tmp_path / "run", orders)
+    lines = (tmp_path / "run").read_text().splitlines()
+    (tmp_path / "run.gz").write_bytes(gzip.compress(("# sampled\n" + "".join(f"{x} more\n" for x in lines)).encode()))
+    rows = [(q, f"s{n}", d, -float(r)) for q, samples in orders.items() for n, order in enumerate(samples)
+            for r, d in enumerate(order, 1)]  # fmt: skip
+    table = pl.DataFrame(rows, schema=["user_id", "draw", "item_id", "score"], orient="row")
+    table.write_csv(tmp_path / "run.csv")
+    table.write_parquet(tmp_path / "run.parquet")
+    names = ["EE-L", "EE-D(browse=rbp)", "EE-R"]
+    expected = rankwise.evaluate(qrels, str(tmp_path / "run"), names, samples=True)
+    assert "run: sampled rankings: 3 samples of 2 queries (1 to 2 per query)" in " ".join(expected.notes())
+    for run, samples in ((str(tmp_path / "run.gz"), True), (table, "draw"), (str(tmp_path / "run.csv"), "draw"),
+                         (str(tmp_path / "run.parquet"), "draw")):  # fmt: skip
+        got = rankwise.evaluate(qrels, run, names, samples=samples)
+        assert np.array_equal(got.values, expected.values, equal_nan=True), run
+        assert got.notes() == expected.notes(), run

@@ -20,17 +20,20 @@ from .table import ROW, Origin
 from .trec import _BOM, _LINE, _SEPARATORS, _TEXT, _read_lines, read_bytes
 
 
-def read_fields(path: str | Path, columns: tuple[str, ...], layout: str, what: str) -> tuple[pl.DataFrame, Origin]:
+def read_fields(path: str | Path, columns: tuple[str, ...], layout: str, what: str, *, at_least: bool = False
+                ) -> tuple[pl.DataFrame, Origin]:  # fmt: skip
     """:func:`parse_fields` of the file at ``path`` (gzip decompressed)."""
-    return parse_fields(read_bytes(Path(path)), str(path), columns, layout, what)
+    return parse_fields(read_bytes(Path(path)), str(path), columns, layout, what, at_least=at_least)
 
 
 def parse_fields(raw: bytes, name: str, columns: tuple[str, ...], layout: str, what: str,
-                 hints: Mapping[int, str] | None = None) -> tuple[pl.DataFrame, Origin]:  # fmt: skip
+                 hints: Mapping[int, str] | None = None, *, at_least: bool = False
+                 ) -> tuple[pl.DataFrame, Origin]:  # fmt: skip
     """Every data line of ``raw`` (the bytes of the file ``name``) as ``len(columns)`` text fields named
     ``columns``, with a ``row`` index; the :class:`Origin` maps a row back to its line. A line with another number
-    of fields is an error naming its line and ``layout`` (e.g. ``query_id jg doc_id grade``), plus ``hints[n]``
-    when it has n fields; ``what`` names the lines (``judgments``) when the file holds none."""
+    of fields (with ``at_least``: fewer; the fields after the first ``len(columns)`` are dropped) is an error naming
+    its line and ``layout`` (e.g. ``query_id jg doc_id grade``), plus ``hints[n]`` when it has n fields; ``what``
+    names the lines (``judgments``) when the file holds none."""
     if raw.startswith(_BOM):
         raw = raw[len(_BOM) :]
     if not raw or raw.isspace():
@@ -48,13 +51,14 @@ def parse_fields(raw: bytes, name: str, columns: tuple[str, ...], layout: str, w
     )
     if lines.height == 0:
         raise EmptyInputError(f"{name}: no {what} (only comments or blank lines)")
-    bad = lines.filter(pl.col("fields") != len(columns)).head(1)
+    bad = lines.filter((pl.col("fields") < len(columns)) if at_least else (pl.col("fields") != len(columns))).head(1)
     if bad.height:
         found = bad.get_column("fields")[0]
         hint = (hints or {}).get(found, "")
-        raise InputError(f"{name}:{bad.get_column(_LINE)[0]}: expected {len(columns)} columns ({layout}), found "
+        expected = f"at least {len(columns)}" if at_least else str(len(columns))
+        raise InputError(f"{name}:{bad.get_column(_LINE)[0]}: expected {expected} columns ({layout}), found "
                          f"{found}{hint}")  # fmt: skip
-    parts = pl.col(_TEXT).str.splitn(" ", len(columns))
+    parts = pl.col(_TEXT).str.splitn(" ", len(columns) + 1 if at_least else len(columns))
     frame = lines.select(*(parts.struct.field(f"field_{i}").alias(c) for i, c in enumerate(columns)), pl.col(_LINE))
     line_numbers = frame.get_column(_LINE)
     return frame.drop(_LINE).with_row_index(ROW), Origin(name, lambda row: int(line_numbers[row]))

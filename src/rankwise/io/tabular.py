@@ -112,6 +112,16 @@ def read_tabular(
     grades: Grades = "integer",
 ) -> Table:  # fmt: skip
     """Read CSV (``.csv``), TSV (``.tsv``, RecBole ``.inter``) or parquet (``.parquet``/``.pq``) with a header."""
+    frame = read_table_frame(path, kind, columns)
+    suffixes = [s.lower() for s in path.suffixes]
+    # Rows of a CSV with a header start on line 2; parquet rows are named by index.
+    line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
+    return frame_to_table(frame, kind, Origin(str(path), line_of), columns, threshold, grades=grades)
+
+
+def read_table_frame(path: Path, kind: Kind, columns: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """Every column of a CSV, TSV (RecBole ``.inter``) or parquet file with a header, as :func:`read_tabular` reads
+    it (ids as trimmed text, the other columns typed), before any column is picked."""
     suffixes = [s.lower() for s in path.suffixes]
     name = str(path)
     if not path.exists():
@@ -120,18 +130,14 @@ def read_tabular(
         raise InputError(f"{name}: is a directory, not a file")
     try:
         if suffixes and suffixes[-1] in (".parquet", ".pq"):
-            frame = pl.read_parquet(path)
-        else:
-            separator = "\t" if ".tsv" in suffixes or ".inter" in suffixes else ","
-            frame = _read_delimited(path, separator, kind, columns)
+            return pl.read_parquet(path)
+        separator = "\t" if ".tsv" in suffixes or ".inter" in suffixes else ","
+        return _read_delimited(path, separator, kind, columns)
     except pl.exceptions.NoDataError:
         raise EmptyInputError(f"{name}: file is empty") from None
     except (pl.exceptions.ComputeError, pl.exceptions.SchemaError, OSError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise InputError(f"{name}: cannot read ({first})") from None
-    # Rows of a CSV with a header start on line 2; parquet rows are named by index.
-    line_of = None if suffixes and suffixes[-1] in (".parquet", ".pq") else (lambda row: row + 2)
-    return frame_to_table(frame, kind, Origin(name, line_of), columns, threshold, grades=grades)
 
 
 def _read_delimited(path: Path, separator: str, kind: Kind, columns: Mapping[str, str] | None) -> pl.DataFrame:

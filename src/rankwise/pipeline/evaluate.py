@@ -130,7 +130,7 @@ def evaluate_with(
         load = functools.partial(load_inputs, plan, train=options.train, qrels_columns=options.qrels_columns,
                                  features=options.features, baseline=options.baseline,
                                  item_groups=options.item_groups)  # fmt: skip
-        frame = sampled_frame(run, options.samples)
+        frame = sampled_frame(run, options.samples, options.run_columns)
         inputs = sampled_inputs(plan, qrels, frame, options.run_columns, load)
         groups = compute_groups(plan, inputs, options.catalog)
         groups[0] = dataclasses.replace(groups[0], caveats=(*groups[0].caveats, sampled_note(frame)))

@@ -20,6 +20,7 @@ them once per query. Only the expected-exposure measures read sampled rankings: 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,9 +28,10 @@ import numpy as np
 
 from ..engine.aligned import Aligned, align
 from ..errors import InputError, MeasureError
-from ..io import load_run
+from ..io import foreign_frame, load_run
+from ..io.fields import read_fields
 from ..io.table import DOCID, QID, ROW
-from ..io.tabular import pick_column
+from ..io.tabular import pick_column, read_table_frame
 from ..policies import Policies
 from ..wording import counted
 from .load import Inputs
@@ -66,59 +68,60 @@ def refuse_unsampled(plan: Plan) -> None:
                                "sampled rankings (samples=); evaluate one sample as a run for the others")  # fmt: skip
 
 
-def sampled_frame(run: Any, samples: bool | str) -> pl.DataFrame:
-    """The run's rows with their sample: query_id, doc_id, sample, and score (a tabular run's score or rank column
-    as found by name; a TREC run's rank field, as expeval orders each sample: score = −rank)."""
+def sampled_frame(run: Any, samples: bool | str, run_columns: Mapping[str, str] | None = None) -> pl.DataFrame:
+    """The run's rows with their sample: query_id, doc_id, sample, and the value column (a tabular run's score or
+    rank column as found by name or named in ``run_columns``; a TREC run's rank field, as expeval orders each sample:
+    score = −rank)."""
     if samples is True:
         if not isinstance(run, (str, Path)):
             raise InputError("samples=True reads the sample of each line from a TREC run file's second field: give "
                              "a file, or name the sample column of a table (samples='COLUMN')")  # fmt: skip
-        return _trec_samples(Path(run))
-    if not isinstance(samples, str) or not samples:
+        frame = _trec_samples(Path(run))
+    elif not isinstance(samples, str) or not samples:
         raise InputError(f"samples must be True (a TREC run's second field) or a column name, not {samples!r}")
-    frame = run if isinstance(run, pl.DataFrame) else _read_table(run)
-    if samples not in frame.columns:
-        raise InputError(f"run: no sample column {samples!r} (columns: {', '.join(frame.columns)})")
-    return frame.rename({samples: SAMPLE}).with_columns(pl.col(SAMPLE).cast(pl.String))
+    else:
+        frame = _table(run, run_columns)
+        if samples not in frame.columns:
+            raise InputError(f"run: no sample column {samples!r} (columns: {', '.join(frame.columns)})")
+        query, doc = (pick_column(frame.columns, role, "run", run_columns, "run") for role in (QID, DOCID))
+        frame = frame.rename({query: QID, doc: DOCID, samples: SAMPLE})
+    frame = frame.with_columns(pl.col(column).cast(pl.String) for column in (QID, DOCID, SAMPLE))
+    joined = frame.filter(pl.col(QID).str.contains(_JOIN, literal=True)).head(1)
+    if joined.height:
+        raise InputError(f"run: query {joined.item(0, QID)!r} holds {_JOIN!r}, which rankwise puts between a query "
+                         "and a sample to name the sample's ranking: rename the query")  # fmt: skip
+    return frame
 
 
-def _read_table(run: Any) -> pl.DataFrame:
+def _table(run: Any, run_columns: Mapping[str, str] | None) -> pl.DataFrame:
+    """A tabular run as a DataFrame with every column: a file read as :func:`rankwise.io.load_run` reads it, a
+    polars DataFrame as it is, a pandas DataFrame or Arrow table converted."""
     if isinstance(run, (str, Path)):
-        path = Path(run)
-        return pl.read_parquet(path) if path.suffix.lower() == ".parquet" else pl.read_csv(
-            path, separator="\t" if path.suffix.lower() == ".tsv" else ",", infer_schema=False)  # fmt: skip
-    try:
-        return pl.DataFrame(run)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"samples= reads a run table or file, not a {type(run).__name__}") from exc
+        return read_table_frame(Path(run), "run", run_columns)
+    if isinstance(run, pl.DataFrame):
+        return run
+    if type(run).__module__.split(".")[0] in ("pandas", "pyarrow"):
+        return foreign_frame(run, "run")
+    raise InputError(f"samples= reads a run table or file with a sample column, not a {type(run).__name__}")
 
 
 def _trec_samples(path: Path) -> pl.DataFrame:
-    """``qid sample docno rank score [tag]`` lines (data.py read_topfile), each checked, named by file and line."""
-    if not path.is_file():
-        raise InputError(f"{path}: no such run file")
-    text = pl.read_csv(path, has_header=False, new_columns=["line"], separator="\x01", quote_char=None,
-                       infer_schema=False, truncate_ragged_lines=True).with_row_index("n", offset=1)  # fmt: skip
-    text = text.filter(pl.col("line").str.contains(r"\S"))
-    fields = text.get_column("line").str.extract_groups(r"^\s*(\S+)\s+(\S+)\s+(\S+)\s+(\S+)\s+(\S+)")
-    parts = pl.DataFrame({"n": text.get_column("n")}).with_columns(fields.struct.unnest())
-    parts.columns = ["n", QID, SAMPLE, DOCID, "rank", "score"]
-    bad = parts.filter(pl.col(QID).is_null())
-    if bad.height:
-        raise InputError(f"{path}:{bad.item(0, 'n')}: not a run line of a sampled run: query, sample, doc, rank "
-                         "and score expected")  # fmt: skip
+    """``qid sample docno rank score [tag ...]`` lines (data.py read_topfile: ``fields[:5]``), in the TREC grammar of
+    :func:`rankwise.io.fields.read_fields`; the rank checked, each named by file and line."""
+    parts, origin = read_fields(path, (QID, SAMPLE, DOCID, "rank", "score"), "query sample doc rank score [tag]",
+                                "run lines", at_least=True)  # fmt: skip
     rank = parts.get_column("rank").cast(pl.Int64, strict=False)
     wrong = parts.filter(rank.is_null() | (rank < 1))
     if wrong.height:
-        raise InputError(f"{path}:{wrong.item(0, 'n')}: rank {wrong.item(0, 'rank')!r} is not a whole number >= 1 "
-                         "(a sampled run's samples are ordered by rank, as expeval orders them)")  # fmt: skip
+        raise InputError(f"{origin.locate(wrong.item(0, ROW))}: rank {wrong.item(0, 'rank')!r} is not a whole number "
+                         ">= 1 (a sampled run's samples are ordered by rank, as expeval orders them)")  # fmt: skip
     parts = parts.with_columns(rank=rank)
     for keys, what in (([QID, SAMPLE, DOCID], "doc"), ([QID, SAMPLE, "rank"], "rank")):
         repeated = parts.filter(pl.struct(keys).is_duplicated())
         if repeated.height:
             row = repeated.row(1, named=True)
-            raise InputError(f"{path}:{row['n']}: {what} {row[DOCID if what == 'doc' else 'rank']} repeated in "
-                             f"sample {row[SAMPLE]!r} of query {row[QID]!r}")  # fmt: skip
+            raise InputError(f"{origin.locate(row[ROW])}: {what} {row[DOCID if what == 'doc' else 'rank']} repeated "
+                             f"in sample {row[SAMPLE]!r} of query {row[QID]!r}")  # fmt: skip
     return parts.select(QID, DOCID, SAMPLE, (-pl.col("rank").cast(pl.Float64)).alias("score"))
 
 
@@ -126,9 +129,6 @@ def sampled_inputs(plan: Plan, qrels: Any, frame: pl.DataFrame, run_columns: Any
     """The inputs of a sampled run ``frame`` (:func:`sampled_frame`): ``load(qrels, run)`` (the evaluation's own
     loading, with its other inputs) of each query's documents over its samples, each once, and the samples as
     :attr:`Inputs.samples`: every (query, sample) a query of its own, judged by the query's judgments."""
-    query, doc = (pick_column(frame.columns, role, "run", run_columns, "run") for role in (QID, DOCID))
-    frame = frame.rename({query: QID, doc: DOCID}).with_columns(pl.col(QID).cast(pl.String),
-                                                                pl.col(DOCID).cast(pl.String))  # fmt: skip
     named = {k: v for k, v in (run_columns or {}).items() if k not in (QID, DOCID)}
     expanded_ids = pl.concat_str([pl.col(QID), pl.lit(_JOIN), pl.col(SAMPLE)])
     expanded = load_run(frame.with_columns(expanded_ids.alias(QID)).drop(SAMPLE), named or None)
@@ -154,7 +154,7 @@ def attach_samples(aligned: Aligned, samples: Inputs, policies: Policies) -> Non
     """Give ``aligned`` (the whole rankings) its :class:`SampledRankings`, the samples aligned under ``policies``
     (every row of a sample is a document of its query's whole ranking: both come from the same rows)."""
     each = align(samples.qrels, samples.run, policies, allow_empty=True)
-    of_query = pl.Series(QID, each.query_ids, dtype=pl.String).str.split(_JOIN).list.first()
+    of_query = pl.Series(QID, each.query_ids, dtype=pl.String).str.split(_JOIN).list.first()  # no query holds _JOIN
     rows = pl.DataFrame({QID: of_query.gather(each.qidx), DOCID: _doc_text(each)}).with_row_index("each")
     whole = pl.DataFrame({QID: pl.Series(aligned.query_ids, dtype=pl.String).gather(aligned.qidx),
                           DOCID: _doc_text(aligned)}).with_row_index("whole")  # fmt: skip
