@@ -49,7 +49,7 @@ from ..io.interactions import load_interactions
 from ..io.table import DOCID, QID, Origin, empty_table
 from ..policies import Policies, QuerySet, TiePolicy, parse_enum
 from ..wording import counted
-from .groups import GroupSource, _sample, read_groups, read_item_groups
+from .groups import GroupSource, _sample, item_codes, read_groups, read_item_groups
 
 COLUMNS = ("user_group", "item_group", "BS", "BR", "BD")
 """The columns of :meth:`BiasDisparity.to_polars` and of ``--format csv``."""
@@ -139,15 +139,13 @@ def bias_disparity(
     assigned = user_source.assign(users)
     user_code = pl.DataFrame({QID: list(assigned.query_ids), "g": assigned.codes},
                              schema={QID: pl.String, "g": pl.Int64})  # fmt: skip
-    labels = _item_labels(items)
-    position = {label: c for c, label in enumerate(labels)}
-    codes = [position.get(v or "", -1) for v in items.mapping.values()]
-    item_code = pl.DataFrame({DOCID: list(items.mapping), "c": codes}, schema={DOCID: pl.String, "c": pl.Int64})
+    labels, item_code = item_codes(items, "c")
     sizes = (len(assigned.labels), len(labels))
     notes = _source_notes(user_source, assigned.labels, set(users), items, labels)
     source, trained, skipped_train = _bias(pairs, user_code, item_code, sizes)
     recommended, listed, skipped_recs = _bias(ranked, user_code, item_code, sizes)
-    members = np.bincount([c for c in item_code.get_column("c").to_list() if c >= 0], minlength=sizes[1])
+    grouped = item_code.get_column("c").to_numpy()
+    members = np.bincount(grouped[grouped >= 0], minlength=sizes[1])
     share = members / max(int(members.sum()), 1)
     with np.errstate(divide="ignore", invalid="ignore"):
         source, recommended = source / share, recommended / share
@@ -171,12 +169,6 @@ def _top_k(recommendations: Any, k: int, ties: TiePolicy | str, columns: dict[st
     query_ids = pl.Series(QID, a.query_ids, dtype=pl.String)
     docs = a.doc_id_series().cast(pl.String)
     return pl.DataFrame({QID: query_ids.gather(a.qidx[keep]), DOCID: docs.gather(a.doc[keep])})
-
-
-def _item_labels(items: GroupSource) -> tuple[str, ...]:
-    """The item groups' labels in numeric order when all are numbers, else as text (the order of ``groups=``)."""
-    empty = items.assign(())  # labels only: no query to place
-    return empty.labels
 
 
 def _bias(pairs: pl.DataFrame, user_code: pl.DataFrame, item_code: pl.DataFrame, sizes: tuple[int, int]

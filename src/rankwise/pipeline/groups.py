@@ -36,7 +36,7 @@ else:
 from ..engine.training import Training, popularity_labels
 from ..errors import InputError
 from ..io.interactions import read_interactions
-from ..io.table import QID
+from ..io.table import DOCID, QID
 from ..io.tabular import find_column
 from ..measures.beyond import HEAD_SHARE
 from ..wording import counted
@@ -339,6 +339,16 @@ def _from_frame(frame: pl.DataFrame, column: str | None, origin: str, id_columns
     return GroupSource(label_column.split(":")[0], origin, mapping)
 
 
+def item_codes(source: GroupSource, code: str = "code") -> tuple[tuple[str, ...], pl.DataFrame]:
+    """The item groups' labels (in the order of ``groups=``: numeric when every one is a number, else as text) and a
+    frame of every item id of ``source`` (``doc_id``, text) with its label's index (column ``code``; −1 for an item
+    mapped to no group), to join to the items of a table."""
+    labels = _ordered({label for label in source.mapping.values() if label is not None})
+    index = {label: c for c, label in enumerate(labels)}
+    codes = [index[label] if label is not None else -1 for label in source.mapping.values()]
+    return labels, pl.DataFrame({DOCID: list(source.mapping), code: codes}, schema={DOCID: pl.String, code: pl.Int64})
+
+
 def _ordered(labels: set[str]) -> tuple[str, ...]:
     """Labels in numeric order when every one is a number (ages, ``1`` < ``10``), else as text."""
     try:
@@ -360,5 +370,5 @@ def training_pairs(train: Any) -> pl.DataFrame | None:
     return read_interactions(train)
 
 
-__all__ = ["ACTIVITY", "ACTIVITY_LABELS", "GroupSource", "QueryGroups", "item_group_notes", "read_groups",
+__all__ = ["ACTIVITY", "ACTIVITY_LABELS", "GroupSource", "QueryGroups", "item_codes", "item_group_notes", "read_groups",
            "read_item_groups", "training_pairs"]

@@ -32,7 +32,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,7 +44,7 @@ from ..io.table import DOCID, Origin, empty_table
 from ..policies import Policies, QuerySet
 from ..wording import counted
 from .formats import plain_table
-from .groups import GroupSource, read_item_groups
+from .groups import item_codes, read_item_groups
 
 if TYPE_CHECKING:
     import polars as pl
@@ -199,7 +199,8 @@ def item_group_table(
     a = align(judged, run_table, policies, allow_empty=True)
     assert a.doc is not None, "aligned without doc codes"
     shown = np.ones(len(a.rank), dtype=bool) if k is None else a.rank <= k
-    labels, code_of_doc = _codes(source, a.doc_id_series())
+    labels, item_code = item_codes(source)
+    code_of_doc = _doc_codes(item_code, a.doc_id_series())
     width = len(labels) + 1  # the last: no group
     group = np.where(code_of_doc[a.doc] >= 0, code_of_doc[a.doc], width - 1)[shown]
     weights = position_weights(a.rank[shown], discount, p)
@@ -208,7 +209,8 @@ def item_group_table(
     listed_docs = np.unique(a.doc[shown])
     listed = np.bincount(np.where(code_of_doc[listed_docs] >= 0, code_of_doc[listed_docs], width - 1),
                          minlength=width)  # fmt: skip
-    items = np.bincount([labels.index(v) for v in source.mapping.values() if v is not None], minlength=width)
+    grouped = item_code.get_column("code").to_numpy()
+    items = np.bincount(grouped[grouped >= 0], minlength=width)
     relevant = None
     if qrels is not None:
         assert a.qrel_doc is not None, "aligned without judged doc codes"
@@ -222,18 +224,15 @@ def item_group_table(
                           a.num_queries, tuple(notes))  # fmt: skip
 
 
-def _codes(source: GroupSource, doc_ids: pl.Series) -> tuple[list[str], np.ndarray]:
-    """The groups' labels (in the order of their text) and per distinct doc code its group's index, −1 for none."""
-    labels = sorted({v for v in source.mapping.values() if v is not None}, key=str.encode)
-    index = {label: g for g, label in enumerate(labels)}
-    codes = [index.get(v or "", -1) for v in source.mapping.values()]
-    frame = pl.DataFrame({DOCID: list(source.mapping), "code": codes}, schema={DOCID: pl.String, "code": pl.Int64})
+def _doc_codes(item_code: pl.DataFrame, doc_ids: pl.Series) -> np.ndarray:
+    """Per distinct doc code its group's index in ``item_code`` (:func:`rankwise.pipeline.groups.item_codes`), −1
+    for none."""
     docs = pl.DataFrame({DOCID: doc_ids.cast(pl.String)})
-    joined = docs.join(frame, on=DOCID, how="left", maintain_order="left")
-    return labels, joined.get_column("code").fill_null(-1).to_numpy()
+    joined = docs.join(item_code, on=DOCID, how="left", maintain_order="left")
+    return joined.get_column("code").fill_null(-1).to_numpy()
 
 
-def _rows(labels: list[str], items: np.ndarray, listed: np.ndarray, slots: np.ndarray, exposure: np.ndarray,
+def _rows(labels: Sequence[str], items: np.ndarray, listed: np.ndarray, slots: np.ndarray, exposure: np.ndarray,
           relevant: np.ndarray | None) -> tuple[ItemGroupRow, ...]:  # fmt: skip
     total_slots, total_exposure, total_items = slots.sum(), exposure.sum(), items[:-1].sum()
     total_relevant = relevant.sum() if relevant is not None else 0
