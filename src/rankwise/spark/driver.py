@@ -191,8 +191,12 @@ def _distinct_items(frame: DataFrame, side: Side | None) -> pl.Series:
     if side is None:
         return pl.Series(DOCID, [], dtype=pl.String)
     items = column(frame, side.columns[DOCID]).cast("string")
-    rows = frame.select(items.alias(DOCID)).distinct().collect()
-    return pl.Series(DOCID, [row[DOCID] for row in rows if row[DOCID] is not None], dtype=pl.String)
+    distinct = frame.select(items.alias(DOCID)).distinct()
+    if hasattr(distinct, "toArrow"):  # Spark >= 4: as Arrow, not a Python object per item (as gather.py reads)
+        found = pl.from_arrow(distinct.toArrow()).get_column(DOCID)  # type: ignore[union-attr]
+    else:
+        found = pl.Series(DOCID, [row[DOCID] for row in distinct.collect()], dtype=pl.String)
+    return found.drop_nulls().cast(pl.String)
 
 
 def _evaluated(task: Task, frames: Mapping[str, DataFrame], train: DataFrame | None, partitions: int) -> list[Payload]:
