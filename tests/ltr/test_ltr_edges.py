@@ -75,7 +75,7 @@ BAD_MODELS = [
     ("manifest linked to /dev/zero", _link(MANIFEST, "/dev/zero"), r"the manifest must be a file inside the model"),
     ("truncated model.txt", _truncate, r"model\.txt: cannot be read as a lightgbm model \(not a whole LightGBM"),
     ("model file missing", lambda f: (f / "model.txt").unlink(), r"model\.txt: model_file is missing or not a regular"),
-    ("kind missing", _edit_manifest(kind=_DROP), r"kind must be one of lightgbm, xgboost, linear, mlp, not '<miss"),
+    ("kind missing", _edit_manifest(kind=_DROP), r"kind must be one of lightgbm, xgboost, .*, transformer, not '<miss"),
     ("kind of the wrong type", _edit_manifest(kind=5), r"kind must be one of .*, not 5$"),
     ("num_features text", _edit_manifest(num_features="6"), r"num_features must be an integer >= 1, not '6'$"),
     ("negative best_iteration", _edit_manifest(best_iteration=-1), r"best_iteration must be an integer >= 1 or null"),

@@ -341,7 +341,7 @@ def test_bad_input_is_a_rankwise_error() -> None:
     with pytest.raises(RankwiseError, match="unknown loss 'lambdamart'; losses are mse"):
         NeuralConfig(loss="lambdamart")
     with pytest.raises(RankwiseError, match="unknown model"):
-        NeuralConfig(model="transformer")
+        NeuralConfig(model="forest")
     with pytest.raises(RankwiseError, match="train: offsets must rise from 0"):
         train_neural(x, y, o[:-1], config=NeuralConfig(epochs=1, **FAST))
     with pytest.raises(RankwiseError, match="train: labels must have shape"):

@@ -171,11 +171,13 @@ def ltr() -> None:
 @click.argument("train_file", metavar="TRAIN")
 @click.option("--valid", "valid_file", default=None, help="Validation file: early stopping and progress.")
 @click.option("--model", "kind", type=click.Choice(list(MODEL_KINDS)), default="lightgbm", show_default=True,
-              help="lightgbm / xgboost: LambdaMART; linear / mlp: PyTorch scorers trained with --loss.")  # fmt: skip
+              help="lightgbm / xgboost: LambdaMART; linear / mlp / transformer (self-attention over each query's "
+              "documents): PyTorch scorers trained with --loss.")  # fmt: skip
 @click.option("--loss", default=None, help="Neural loss: mse, sigmoid_ce, sigmoid_ce_graded, ranknet, listnet, "
               "listmle, lambdarank, approxndcg [default: lambdarank].")  # fmt: skip
 @click.option("-p", "--param", "param_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Library parameter (LightGBM/XGBoost names; neural: hidden=64,32, learning_rate=...).")  # fmt: skip
+              help="Library parameter (LightGBM/XGBoost names; neural: hidden=64,32, learning_rate=...; "
+              "transformer: d_model=64, heads=2, blocks=2, ff=128, its defaults).")  # fmt: skip
 @click.option("--rounds", type=int, default=100, show_default=True, help="Boosting rounds or epochs.")
 @click.option("--early-stopping", type=int, default=None, help="Stop after N rounds without a better validation nDCG.")
 @click.option("--eval-at", default="1,3,5", show_default=True, help="Validation nDCG cutoffs.")

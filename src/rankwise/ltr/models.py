@@ -39,7 +39,10 @@ metrics (``ndcg@k``), or without a validation set the training set's (``train_nd
 and the training loss (``loss``) for the neural rankers."""
 
 _EXTRA = {"lightgbm": "lightgbm", "xgboost": "xgboost", "torch": "torch"}
-_FILES = {"lightgbm": "model.txt", "xgboost": "model.json", "linear": "model.pt", "mlp": "model.pt"}
+_FILES = {"lightgbm": "model.txt", "xgboost": "model.json", "linear": "model.pt", "mlp": "model.pt",
+          "transformer": "model.pt"}  # fmt: skip
+_TRANSFORMER_ONLY = ("heads", "blocks", "d_model", "ff")
+"""The neural parameters only ``transformer`` takes (``hidden`` only ``mlp``)."""
 
 
 def _require(module: str) -> Any:
@@ -103,7 +106,8 @@ class Ranker:
             matrix = xgb.DMatrix(data.to_scipy())
             end = self.best_iteration or 0
             return np.asarray(self.model.predict(matrix, iteration_range=(0, end)), dtype=np.float64)
-        return np.asarray(self.model.predict(data.dense(np.float32)), dtype=np.float64)
+        # the query groups: the transformer scores each document among its query's (linear and mlp ignore them)
+        return np.asarray(self.model.predict(data.dense(np.float32), data.group_offsets), dtype=np.float64)
 
     def save(self, directory: str | Path) -> Path:
         """Write the model into ``directory`` (created if needed); returns the manifest's path."""
@@ -351,6 +355,64 @@ def _check_lightgbm_params(lgb: Any, given: Mapping[str, Any]) -> None:
         return
     known = {alias for name, aliases in table.items() for alias in (name, *aliases)}
     _refuse_unknown("lightgbm", [k for k in given if k not in known], known, LIGHTGBM_PARAMETERS)
+    _check_lightgbm_values(lgb, given)
+
+
+def _check_lightgbm_values(lgb: Any, given: Mapping[str, Any]) -> None:
+    """Refuse a value LightGBM cannot read (``num_leaves=abc``, ``num_leaves=1``) in one line naming the parameter and
+    the value. LightGBM reads its parameters (``Config::Set``) when it builds a Dataset and reports a bad one by
+    writing ``[LightGBM] [Fatal] ...`` to the process's stderr from C++ before raising, which no Python setting
+    silences; so they are read here first, as training will read them (``objective=lambdarank``, ``metric=ndcg``
+    unless given), by ``LGBM_GetSampleCount`` (which reads the config and nothing else) with file descriptor 2 on
+    /dev/null for the call; when they fail, each alone is read again to name the one that fails the same way."""
+    import ctypes
+    import os
+    import sys
+
+    basic = lgb.basic
+
+    def refusal(params: Mapping[str, Any]) -> str | None:
+        try:
+            text = basic._c_str(basic._param_dict_to_str({"objective": "lambdarank", "metric": "ndcg", **params}))
+        except TypeError as exc:  # a value LightGBM's Python package cannot write as text (a dict, ...)
+            return str(exc)
+        sys.stderr.flush()
+        saved, null = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, 2)
+            basic._safe_call(basic._LIB.LGBM_GetSampleCount(ctypes.c_int32(2), text, ctypes.byref(ctypes.c_int())))
+        except basic.LightGBMError as exc:
+            return str(exc)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            os.close(null)
+        return None
+
+    if not given or not hasattr(basic, "_param_dict_to_str"):
+        return  # a LightGBM without these helpers: left to LightGBM
+    together = refusal(given)
+    if together is None:
+        return
+    for key, value in given.items():  # the one that fails alone as all do together
+        if refusal({key: value}) == together:
+            raise RankwiseError(f"lightgbm parameter {key}={shorten(str(value))}: {_lightgbm_reason(together)} (its "
+                                f"parameters: {LIGHTGBM_PARAMETERS})")  # fmt: skip
+    raise RankwiseError(f"lightgbm refused the parameters together: {_lightgbm_reason(together)}")
+
+
+def _lightgbm_reason(detail: str) -> str:
+    """LightGBM's message about a parameter, in words: ``Parameter num_leaves should be of type int, got "abc"`` →
+    ``should be of type int``; ``Check failed: (num_leaves) > (1) at FILE, line N .`` → ``must be > 1``; ``Unknown
+    token abc in data file`` (a number it could not read) → ``is not a number``."""
+    detail = detail.strip().splitlines()[0] if detail.strip() else "refused"
+    if found := re.match(r"Parameter \S+ (should .*?), got ", detail):
+        return found[1]
+    if found := re.match(r"Check failed: \(\S+\) (\S+) \((.*?)\) at ", detail):
+        return f"must be {found[1]} {found[2]}"
+    if re.match(r"Unknown token \S+ in data file|stod$", detail):
+        return "is not a number"
+    return detail
 
 
 def _check_xgboost_params(xgb: Any, params: Mapping[str, Any], matrix: Any, given: Mapping[str, Any]) -> None:
@@ -498,6 +560,9 @@ def _neural_config(job: _Job) -> Any:
         if name not in fields or name in ("model", "epochs", "seed", "eval_k"):
             allowed = ", ".join(n for n in fields if n not in ("model", "epochs", "seed", "eval_k", "device"))
             raise RankwiseError(f"unknown parameter {name!r} for a neural ranker; it takes: {allowed}, device")
+        if (name in _TRANSFORMER_ONLY) != (job.kind == "transformer") and name in (*_TRANSFORMER_ONLY, "hidden"):
+            owner = "transformer" if name in _TRANSFORMER_ONLY else "mlp"
+            raise RankwiseError(f"parameter {name!r} is for --model {owner}, not {job.kind}")
         values[name] = _coerce(name, value, fields[name].default)
     return NeuralConfig(**values)
 
@@ -532,9 +597,9 @@ def _train_neural(job: _Job) -> Ranker:
     config = _neural_config(job)
     name = f"ndcg@{config.eval_k}"
 
-    def report(epoch: int, loss: float, ndcg: float | None) -> None:
+    def report(epoch: int, values: dict[str, float]) -> None:  # every eval_at cutoff, named as LightGBM's
         if job.on_progress is not None:
-            job.on_progress(epoch, {"loss": loss, **({name: ndcg} if ndcg is not None else {})})
+            job.on_progress(epoch, {key.replace("nDCG@", "ndcg@"): value for key, value in values.items()})
 
     for data in [d for d in (job.train, job.valid) if d is not None]:
         entry = _first_beyond_float32(data.values)
@@ -547,7 +612,7 @@ def _train_neural(job: _Job) -> Ranker:
     if job.valid is not None:
         valid_arrays = (job.valid.dense(np.float32), job.valid.labels, job.valid.group_offsets)
     model = train_neural(job.train.dense(np.float32), job.train.labels, job.train.group_offsets, valid=valid_arrays,
-                         config=config, on_epoch=report)  # fmt: skip
+                         config=config, report_at=job.eval_at, on_values=report)  # fmt: skip
     history = [{"loss": h["train_loss"], **({name: h["valid_ndcg"]} if h["valid_ndcg"] is not None else {})}
                for h in model.history]  # fmt: skip
     return Ranker(job.kind, job.train.num_features, model, model.best_epoch, dataclasses.asdict(model.config), history)

@@ -1,4 +1,5 @@
-"""Neural learning to rank in PyTorch: linear and MLP scorers trained with pointwise, pairwise or listwise losses.
+"""Neural learning to rank in PyTorch: linear, MLP and context-aware (transformer, :mod:`rankwise.ltr.context`)
+scorers trained with pointwise, pairwise or listwise losses.
 
 Inputs are plain arrays, independent of any file format:
 
@@ -33,6 +34,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..errors import RankwiseError
+from ..wording import counted
+from .context import (
+    attention_bytes,
+    build_transformer,
+    check_shape,
+    describe,
+    reproducible_attention,
+    score_slates,
+    slate_features,
+    transformer_state_shapes,
+)
 from .limits import check_memory
 from .losses import (
     LOSSES,
@@ -57,7 +69,7 @@ if TYPE_CHECKING:
     from torch import Tensor
 
 FORMAT = "rankwise.neural/1"
-MODELS = ("linear", "mlp")
+MODELS = ("linear", "mlp", "transformer")
 PRECISIONS = ("float32", "bf16")
 EpochCallback = Callable[[int, float, "float | None"], None]
 __all__ = [
@@ -72,7 +84,10 @@ __all__ = [
 class NeuralConfig:
     """How to build and train a neural ranker.
 
-    ``model``: ``"linear"`` or ``"mlp"`` (``hidden`` layer widths, ReLU, ``dropout``); ``loss``: a key of
+    ``model``: ``"linear"``, ``"mlp"`` (``hidden`` layer widths, ReLU, ``dropout``) or ``"transformer"``
+    (self-attention over each query's documents, :mod:`rankwise.ltr.context`: ``blocks`` encoder blocks of
+    ``heads`` attention heads over ``d_model`` wide document vectors, ``ff`` wide feed-forward layers, ``dropout``;
+    it scores a document in the context of its query, so its ``predict`` needs the query groups); ``loss``: a key of
     :data:`LOSSES`; ``batch_groups``: groups per optimiser step (Adam with ``learning_rate`` and L2
     ``weight_decay``); early stopping after ``patience`` epochs without a better validation nDCG@``eval_k``;
     ``temperature``: ApproxNDCG's T; ``standardize``: scale features by the training mean and std (stored in the
@@ -95,10 +110,14 @@ class NeuralConfig:
     standardize: bool = True
     layout: str = "auto"
     precision: str = "float32"
+    heads: int = 2
+    blocks: int = 2
+    d_model: int = 64
+    ff: int = 128
 
     def __post_init__(self) -> None:
         self.hidden = _widths(self.hidden)
-        for name in ("epochs", "batch_groups", "patience", "eval_k", "seed"):
+        for name in ("epochs", "batch_groups", "patience", "eval_k", "seed", "heads", "blocks", "d_model", "ff"):
             setattr(self, name, _whole(name, getattr(self, name)))
         for name in ("dropout", "learning_rate", "weight_decay", "temperature"):
             setattr(self, name, _real(name, getattr(self, name)))
@@ -112,6 +131,9 @@ class NeuralConfig:
         if self.model == "mlp" and (not self.hidden or min(self.hidden) < 1):
             shown = ",".join(map(str, self.hidden)) or "(none)"
             raise RankwiseError(f"an mlp needs hidden layers of width >= 1 (e.g. hidden=64,32), not hidden={shown}")
+        wrong = check_shape(self.d_model, self.heads, self.blocks, self.ff) if self.model == "transformer" else None
+        if wrong is not None:
+            raise RankwiseError(wrong)
         for name in ("epochs", "patience", "eval_k"):
             if getattr(self, name) < 1:
                 raise RankwiseError(f"{name} must be >= 1, not {getattr(self, name)}")
@@ -188,16 +210,18 @@ def _check_inputs(
         raise RankwiseError(f"{what}: labels must be integer grades")
     if (y < 0).any():
         raise RankwiseError(f"{what}: label of row {int(np.flatnonzero(y < 0)[0])} is negative ({y[y < 0][0]})")
-    y = y.astype(np.int64)
+    return x, y.astype(np.int64), _check_offsets(offsets, x.shape[0], what)
+
+
+def _check_offsets(offsets: Any, rows: int, what: str) -> np.ndarray:
+    """CSR group offsets ``[groups + 1]`` as int64: rising from 0 to ``rows``; anything else is one line."""
     o = np.asarray(offsets)
     if o.ndim != 1 or o.shape[0] < 2 or not np.issubdtype(o.dtype, np.integer):
         raise RankwiseError(f"{what}: offsets must be a 1-d integer array [groups + 1], not {o.dtype} {o.shape}")
     o = o.astype(np.int64)
-    if o[0] != 0 or o[-1] != x.shape[0] or (np.diff(o) < 0).any():
-        raise RankwiseError(
-            f"{what}: offsets must rise from 0 to the number of rows ({x.shape[0]}); got {o[0]} … {o[-1]}"
-        )
-    return x, y, o
+    if o[0] != 0 or o[-1] != rows or (np.diff(o) < 0).any():
+        raise RankwiseError(f"{what}: offsets must rise from 0 to the number of rows ({rows}); got {o[0]} … {o[-1]}")
+    return o
 
 
 def evaluate_scores(
@@ -270,23 +294,45 @@ def _linear_layers(config: NeuralConfig, num_features: int) -> dict[int, tuple[i
 def _state_shapes(config: NeuralConfig, num_features: int) -> dict[str, tuple[int, ...]]:
     """The shape of every tensor in the scorer's ``state_dict``, computed without building it."""
     shapes: dict[str, tuple[int, ...]] = {"mean": (num_features,), "scale": (num_features,)}
+    if config.model == "transformer":
+        return {**shapes, **transformer_state_shapes(num_features, config.d_model, config.blocks, config.ff)}
     for position, (inputs, outputs) in _linear_layers(config, num_features).items():
         shapes[f"{position}.weight"], shapes[f"{position}.bias"] = (outputs, inputs), (outputs,)
     return shapes
 
 
-def _check_network_fits(config: NeuralConfig, num_features: int) -> None:
+def _check_network_fits(config: NeuralConfig, num_features: int, sizes: np.ndarray) -> None:
     """Refuse, before building it, a network whose training would not fit in memory: float32 weights, their
-    gradients, Adam's two moments and the best epoch's copy (5 numbers per parameter)."""
+    gradients, Adam's two moments and the best epoch's copy (5 numbers per parameter); for the transformer also a
+    step's activations, ``batch_groups`` slates as long as the longest group (:func:`.context.attention_bytes`)."""
     parameters = sum(math.prod(shape) for shape in _state_shapes(config, num_features).values())
-    shape = f"hidden={','.join(map(str, config.hidden))} on {num_features}" if config.model == "mlp" else num_features
+    shape = f"{_shape(config)} on {num_features}" if config.model != "linear" else num_features
     check_memory(5 * 4 * parameters, f"training the {config.model} model ({shape} features)")
+    if config.model == "transformer":
+        longest, groups = int(sizes.max(initial=0)), min(config.batch_groups, sizes.shape[0])
+        check_memory(attention_bytes(groups, longest, config.heads, config.d_model, config.blocks, config.ff),
+                     f"a training step of the transformer ({counted(groups, 'slate', 'slates')} of up to {longest} "
+                     "documents)")  # fmt: skip
+
+
+def _shape(config: NeuralConfig) -> str:
+    """The config's network sizes in words (``hidden=64,32``; the transformer's ``d_model=64, heads=2, ...``)."""
+    if config.model == "transformer":
+        return describe(config.d_model, config.heads, config.blocks, config.ff)
+    return f"hidden={','.join(map(str, config.hidden))}"
 
 
 def _build_module(config: NeuralConfig, num_features: int) -> Any:
-    """An ``nn.Sequential`` scorer with buffers ``mean`` and ``scale`` (feature standardisation)."""
+    """An ``nn.Sequential`` scorer (the transformer: :func:`rankwise.ltr.context.build_transformer`) with buffers
+    ``mean`` and ``scale`` (feature standardisation)."""
     torch = require_torch()
     nn = torch.nn
+    if config.model == "transformer":
+        module = build_transformer(num_features, config.d_model, config.heads, config.blocks, config.ff,
+                                   config.dropout)  # fmt: skip
+        module.register_buffer("mean", torch.zeros(num_features))
+        module.register_buffer("scale", torch.ones(num_features))
+        return module
     layers: list[Any] = []
     for inputs, outputs in _linear_layers(config, num_features).values():
         if layers:
@@ -300,7 +346,11 @@ def _build_module(config: NeuralConfig, num_features: int) -> Any:
     return module
 
 
-def _score(module: Any, x: Tensor) -> Tensor:
+def _score(module: Any, x: Tensor, mask: Tensor | None = None) -> Tensor:
+    """Scores of standardised features: ``[N, F] → [N]`` (linear, mlp), or ``[B, L, F]`` slates with their ``mask``
+    → ``[B, L]`` (transformer)."""
+    if mask is not None:
+        return module((x - module.mean) / module.scale, mask)
     return module((x - module.mean) / module.scale).squeeze(-1)
 
 
@@ -332,18 +382,32 @@ class NeuralRanker:
     def device(self) -> Any:
         return self.module.mean.device
 
-    def predict(self, features: Any, *, batch_rows: int = 65536) -> np.ndarray:
-        """Scores for ``features`` ``[rows, num_features]``, float64 ``[rows]``."""
+    def predict(self, features: Any, offsets: Any = None, *, batch_rows: int = 65536) -> np.ndarray:
+        """Scores for ``features`` ``[rows, num_features]``, float64 ``[rows]``.
+
+        ``offsets``: the query groups in CSR style (group ``g`` is rows ``offsets[g]:offsets[g + 1]``), which the
+        transformer needs (each group is one slate: a document is scored among its query's documents; groups are
+        scored ``batch_rows`` padded cells at a time, shortest first); linear and mlp scorers score each row alone
+        and ignore them."""
         torch = require_torch()
         x = np.asarray(features)
         if x.ndim != 2 or x.shape[1] != self.num_features:
             raise RankwiseError(f"predict: features must have shape [rows, {self.num_features}], not {x.shape}")
+        context = self.config.model == "transformer"
+        if context and offsets is None:
+            raise RankwiseError(
+                "predict: the transformer scores each document among its query's documents: give the query groups "
+                "(offsets [groups + 1]: group g is rows offsets[g]:offsets[g + 1])"
+            )
+        groups = _check_offsets(offsets, x.shape[0], "predict") if context else None
         x = np.ascontiguousarray(x, dtype=np.float32)
         was_training = self.module.training
         self.module.eval()
         out = np.empty(x.shape[0], dtype=np.float64)
         try:
             with torch.inference_mode():
+                if groups is not None:
+                    return score_slates(partial(_score, self.module), x, groups, self.device, batch_rows)
                 for start in range(0, x.shape[0], batch_rows):
                     chunk = torch.from_numpy(x[start : start + batch_rows]).to(self.device)
                     out[start : start + chunk.shape[0]] = _score(self.module, chunk).double().cpu().numpy()
@@ -401,8 +465,7 @@ def _check_weights(path: str | os.PathLike[str], config: NeuralConfig, num_featu
     name = min((n for n in {*expected, *found} if found.get(n) != expected.get(n)), key=str)
     raise RankwiseError(
         f"{path}: the saved weights do not match the model's config ({name}: {found.get(name, 'missing')} in the "
-        f"file, {expected.get(name, 'none')} for model={config.model}, hidden={','.join(map(str, config.hidden))} "
-        f"and {num_features} features)"
+        f"file, {expected.get(name, 'none')} for model={config.model}, {_shape(config)} and {num_features} features)"
     )
 
 
@@ -424,6 +487,8 @@ def train_neural(
     valid: tuple[Any, Any, Any] | None = None,
     config: NeuralConfig | None = None,
     on_epoch: EpochCallback | None = None,
+    report_at: Sequence[int] = (),
+    on_values: Callable[[int, dict[str, float]], None] | None = None,
 ) -> NeuralRanker:
     """Train a :class:`NeuralRanker` on groups of rows (see the module docstring for the array layout).
 
@@ -433,8 +498,11 @@ def train_neural(
     (features, labels, offsets)``, validation nDCG@``eval_k`` (LightGBM's definition, computed by
     :func:`rankwise.evaluate`) is measured after every epoch; training stops after ``patience`` epochs without
     improvement and the best epoch's weights are kept. ``on_epoch(epoch, train_loss, valid_ndcg)`` is called after
-    each epoch (``valid_ndcg`` None without ``valid``). The returned ranker's ``config`` holds the batch size used,
-    and its ``training`` the device, layout and precision.
+    each epoch (``valid_ndcg`` None without ``valid``). ``report_at``: more validation cutoffs, measured with
+    ``eval_k`` in the same evaluation; ``on_values(epoch, {"loss": train_loss, "nDCG@k": value, ...})`` is called
+    after each epoch with the loss and every validation value (nDCG at ``eval_k`` and at each of ``report_at``; only
+    the loss without ``valid``). The returned ranker's ``config`` holds the batch size used, and its ``training`` the
+    device, layout and precision.
 
     Runs are reproducible for one seed on one device: weights and dropout use ``torch.manual_seed(seed)``, and
     deterministic algorithms are switched on for the call (on CUDA, ``CUBLAS_WORKSPACE_CONFIG`` is set to
@@ -458,7 +526,7 @@ def train_neural(
     try:
         torch.manual_seed(config.seed)
         generator = torch.Generator().manual_seed(config.seed)
-        _check_network_fits(config, x.shape[1])
+        _check_network_fits(config, x.shape[1], np.diff(o))
         module = _build_module(config, x.shape[1])
         if config.standardize:
             mean = x.mean(axis=0, dtype=np.float64)
@@ -474,6 +542,7 @@ def train_neural(
                            "precision": config.precision}  # fmt: skip
         best_ndcg, best_state, waited = -math.inf, None, 0
         measure = f"nDCG@{config.eval_k}"
+        measures = [f"nDCG@{k}" for k in sorted({config.eval_k, *report_at})]
         for epoch in range(1, config.epochs + 1):
             module.train()
             order = groups[torch.randperm(groups.shape[0], generator=generator).numpy()]
@@ -481,12 +550,13 @@ def train_neural(
             for batch in data.epoch(order, config.batch_groups):
                 total += step(batch).double() * batch.groups
             train_loss = float(total) / max(order.shape[0], 1)  # the epoch's one read from the device
-            valid_ndcg = None
-            if valid is not None:
-                valid_ndcg = evaluate_scores(ranker.predict(vx), vy, vo, [measure])[measure]
+            values = {} if valid is None else evaluate_scores(ranker.predict(vx, vo), vy, vo, measures)
+            valid_ndcg = values.get(measure)
             ranker.history.append({"epoch": epoch, "train_loss": train_loss, "valid_ndcg": valid_ndcg})
             if on_epoch is not None:
                 on_epoch(epoch, train_loss, valid_ndcg)
+            if on_values is not None:
+                on_values(epoch, {"loss": train_loss, **values})
             if valid_ndcg is None:
                 ranker.best_epoch = epoch
                 continue
@@ -513,12 +583,15 @@ def _step_function(module: Any, config: NeuralConfig, loss_fn: Callable[..., Any
     torch = require_torch()
     optimizer = torch.optim.Adam(module.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay)
     bf16 = config.precision == "bf16"
+    context = config.model == "transformer"
+    attention = partial(reproducible_attention, device) if context else contextlib.nullcontext  # one per step
 
     def step(batch: Any) -> Any:
-        with torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext():
-            scores = _score(module, batch.features)
+        features = slate_features(batch.features, batch.mask) if context and batch.packed else batch.features
+        with torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext(), attention():
+            scores = _score(module, features, batch.mask if context else None)
         scores = scores.float()
-        if batch.packed:
+        if batch.packed and not context:
             scores = padded(scores, batch.mask)
         loss = loss_fn(scores, batch.labels, batch.mask)
         optimizer.zero_grad(set_to_none=True)

@@ -128,7 +128,7 @@ def read_peer_name(names: PeerNames, text: str) -> Measure | None:
     ``nDCG(dcg=exp-log2)@10`` the same, MS Recommenders' ``novelty`` ``SelfInformation``. The measure carries the
     parameters that name fixes; a dialect's bindings fill the rest. None when ``text`` is not one of the library's
     names; a :class:`MeasureError` saying why when it is but rankwise does not compute it, or an argument is wrong."""
-    match = PEER_RE.match(text.strip())
+    match = PEER_RE.match(names.respell(text).strip())
     if match is None:
         return None
     parts = match.groupdict()

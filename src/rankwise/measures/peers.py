@@ -83,6 +83,8 @@ class PeerNames:
     dot: str | None = None
     minus: tuple[str, str] | None = None
     rel_suffix: bool = False
+    underscore_cutoff: bool = False
+    """``NAME_K`` is ``NAME@K`` for the library's names (allRank's config: ``ndcg_5``, ``mrr_10``)."""
 
     @property
     def possessive(self) -> str:
@@ -96,6 +98,15 @@ class PeerNames:
                 if spelled == name or (not self.case and spelled.lower() == name.lower()):
                     return entry
         return None
+
+    def respell(self, text: str) -> str:
+        """``text`` with the library's own cutoff spelling written as rankwise's: with ``underscore_cutoff``, one of
+        its names followed by ``_K`` becomes ``NAME@K`` (allRank splits ``ndcg_5`` at the ``_`` into the metric and
+        an int cutoff: allrank/config.py:105-115 ``_parse_metrics``); anything else as given."""
+        found = re.fullmatch(r"\s*([^\W\d]\w*?)_(\d+)\s*", text) if self.underscore_cutoff else None
+        if found is None or self.find(found[1]) is None:
+            return text
+        return f"{found[1]}@{found[2]}"
 
     def rows(self) -> list[dict[str, str]]:
         """Each name as a record: the name (and its aliases), the rankwise measure it reads as (or ``not
@@ -500,15 +511,16 @@ TREC_FAIR = PeerNames(
 ALLRANK = PeerNames(
     "allrank",
     "allRank",
-    "allRank 1.4.3 allrank/models/metrics.py (ndcg, dcg, mrr; its config names them NAME_K, e.g. ndcg_5: write "
-    "ndcg@5) and allrank/config.py _parse_metrics",
+    "allRank 1.4.3 allrank/models/metrics.py (ndcg, dcg, mrr; its config names them NAME_K, e.g. ndcg_5, read as "
+    "ndcg@5) and allrank/config.py:105-115 _parse_metrics",
     _names(
-        PeerName("ndcg", "nDCG", note="allRank's config writes ndcg_5 for ndcg@5"),
+        PeerName("ndcg", "nDCG", note="allRank's config writes ndcg_5 for ndcg@5 (both are read)"),
         PeerName("dcg", "DCG"),
         PeerName("mrr", "RR", note="allRank finds the first document with the slate's largest label: RR for 0/1 "
                                    "labels (see the dialect's known bugs)"),
     ),
     case=False,
+    underscore_cutoff=True,
 )
 
 PEERS: tuple[PeerNames, ...] = (RANX, IR_MEASURES, TORCHMETRICS, SKLEARN, LIGHTGBM, XGBOOST, RECBOLE,
