@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..errors import RankwiseError
+from ..measures.catalog import closest
 from .catalog import DIALECTS
 from .spec import REL_LEVEL, Dialect
 
@@ -30,9 +31,9 @@ def resolve_dialect(text: str) -> tuple[Dialect, str | None]:
     name, _, version = text.strip().partition("@")
     candidates = [d for d in DIALECTS if d.name == name.strip().lower()]
     if not candidates:
-        import difflib
-
-        close = difflib.get_close_matches(name.lower(), [d.name for d in DIALECTS], n=3, cutoff=0.5)
+        typed = name.strip().lower()
+        close = [d for d in dialect_names() if d.startswith(typed)][:3] if typed else []
+        close = close or closest(typed, dialect_names())  # a dialect name begun: the names it begins, else the closest
         hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(dialect_names())}"
         raise RankwiseError(f"unknown dialect {name!r}{hint}")
     newest = max(candidates, key=_newest_version)

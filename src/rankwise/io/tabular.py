@@ -2,13 +2,14 @@
 
 Columns are found by name. Defaults, tried in order (case-insensitive):
 
-- query: query_id, qid, query, topic, topic_id, user_id, user
-- document: doc_id, docid, docno, doc, item_id, item
+- query: query_id, qid, query, topic, topic_id, user_id, user, userid
+- document: doc_id, docid, docno, doc, item_id, item, itemid, movieid, movie_id
 - run score: score, sim, prediction, pred; without one, a rank column (rank, position, pos) becomes
   score = −rank, so rank 1 comes first
 - qrels grade: relevance, rel, grade, label, judgment, rating
 
-RecBole atomic-file headers (``user_id:token``) match by the part before the colon.
+RecBole atomic-file headers (``user_id:token``) match by the part before the colon; MovieLens ``ratings.csv``
+(``userId,movieId,rating,timestamp``) matches as it is, since names are compared lower-cased.
 ``columns={"query_id": ..., "doc_id": ..., "value": ...}`` names them explicitly (``"rank": ...`` instead of
 ``"value"`` for a rank column), or a plain ``(query, doc, value)`` tuple does; other keys are refused
 (:func:`check_columns`).
@@ -33,8 +34,12 @@ from ..errors import EmptyInputError, InputError
 from .table import DOCID, QID, VALUE, Grades, Kind, Origin, Table, make_table
 
 CANDIDATES: dict[str, dict[Kind, tuple[str, ...]]] = {
-    QID: dict.fromkeys(("qrels", "run"), ("query_id", "qid", "query", "topic", "topic_id", "user_id", "user")),
-    DOCID: dict.fromkeys(("qrels", "run"), ("doc_id", "docid", "docno", "doc", "item_id", "item")),
+    QID: dict.fromkeys(
+        ("qrels", "run"), ("query_id", "qid", "query", "topic", "topic_id", "user_id", "user", "userid")
+    ),
+    DOCID: dict.fromkeys(
+        ("qrels", "run"), ("doc_id", "docid", "docno", "doc", "item_id", "item", "itemid", "movieid", "movie_id")
+    ),
     VALUE: {
         "run": ("score", "sim", "prediction", "pred"),
         "qrels": ("relevance", "rel", "grade", "label", "judgment", "rating"),

@@ -233,7 +233,10 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
     bad = lines.filter(too_few).head(1)
     if bad.height:
         line, found = bad.get_column(_LINE)[0], bad.get_column("fields")[0]
-        hint = " (trec_eval refuses fields after the grade too)" if found > expected else ""
+        first = first_line == 1 and line == lines.get_column(_LINE)[0]  # the file's first data line
+        hint = (_swapped(kind, found) if first else "") or (
+            " (trec_eval refuses fields after the grade too)" if found > expected else ""
+        )
         raise InputError(f"{name}:{line}: expected {expected} columns ({_LAYOUT[kind]}), found {found}{hint}")
     parts = pl.col(_TEXT).str.splitn(" ", expected + 1)
     frame = lines.select(
@@ -260,6 +263,16 @@ def _parse_carefully(raw: bytes, kind: Kind, name: str, threshold: float | None 
         )
         table = table.with_notes((*table.notes, note))
     return table
+
+
+def _swapped(kind: Kind, found: int) -> str:
+    """The hint for a ``kind`` file whose first data line has the other kind's number of fields (a run's 6 in the
+    file given as qrels, qrels' 4 in the one given as the run): the two files were probably given in the wrong
+    order."""
+    other: Kind = "run" if kind == "qrels" else "qrels"
+    if found != len(COLUMNS[other]):
+        return ""
+    return f": it looks like {'a run' if other == 'run' else 'qrels'} ({found} columns): are QRELS and RUN swapped?"
 
 
 def _read_lines(raw: bytes, name: str, first_line: int = 1) -> pl.DataFrame:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Iterable
 
 from ..errors import MeasureError
 from . import beyond, exposure, fairness, gain, intent, overlap, pairwise, precision, user_model
@@ -107,16 +108,24 @@ def suggest(name: str) -> str:
 
     if hint := peer_hint(name):
         return hint
-    candidates = family_names() + all_trec_names()
     base = re.split(r"[(@._]", name, maxsplit=1)[0] or name
-    close = difflib.get_close_matches(name, candidates, n=3, cutoff=0.5)
-    close += [c for c in difflib.get_close_matches(base, candidates, n=3, cutoff=0.5) if c not in close]
-    lowered = [c for c in candidates if c.lower() == base.lower()]  # the same name in another case comes first
-    unique: dict[str, str] = {}
-    for candidate in lowered + close:
-        unique.setdefault(candidate.lower(), candidate)  # each name once, in its first spelling
-    shown = list(unique.values())[:3]
+    shown = closest(name, family_names() + all_trec_names(), also=[base])
     return f"; did you mean {', '.join(shown)}?" if shown else "; `rankwise measures` lists them all"
+
+
+def closest(name: str, candidates: Iterable[str], *, also: Iterable[str] = (), n: int = 3) -> list[str]:
+    """Up to ``n`` of ``candidates`` closest to ``name``, for "did you mean ...?" (measures, trec_eval's names,
+    dialects): each once, compared ignoring case and shown in its first spelling; a candidate equal to ``name`` or to
+    one of ``also`` (shorter forms of it) ignoring case first, then the closest to ``name``, then to each of ``also``
+    (:func:`difflib.get_close_matches`, similarity ratio at least 0.5). Empty when none is close."""
+    names = list(dict.fromkeys(candidates))
+    forms = [name, *also]
+    same = [c for form in forms for c in names if c.lower() == form.lower()]  # the same name in another case
+    close = [c for form in forms for c in difflib.get_close_matches(form, names, n=n, cutoff=0.5)]
+    unique: dict[str, str] = {}
+    for candidate in same + close:
+        unique.setdefault(candidate.lower(), candidate)  # each name once, in its first spelling
+    return list(unique.values())[:n]
 
 
 use_catalog(family)

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ..errors import MeasureError
+from ..measures.catalog import closest
 from ..measures.spec import Measure
 from ..measures.trec_names import (
     ALL_PREFS,
@@ -153,7 +154,8 @@ def trec_eval_request(arguments: Sequence[str]) -> TrecEvalRequest:
         elif name in TABLE_ORDER:
             marked.add(name)
         else:
-            raise MeasureError(f"-m {shorten(argument)}: trec_eval has no measure {shorten(name)!r}")
+            raise MeasureError(f"-m {shorten(argument)}: trec_eval has no measure {shorten(name)!r}"
+                               f"{_suggest(argument)}")  # fmt: skip
     lines: list[TrecEvalMeasure] = []
     skipped = []
     for root in TABLE_ORDER:
@@ -164,6 +166,35 @@ def trec_eval_request(arguments: Sequence[str]) -> TrecEvalRequest:
             continue
         lines.extend(_lines(root, params.get(root)))
     return TrecEvalRequest(tuple(lines), tuple(skipped), asked=bool(arguments))
+
+
+def _suggest(argument: str) -> str:
+    """'; did you mean ...?' for an ``-m`` argument whose name trec_eval does not know: its closest names
+    (:func:`rankwise.measures.catalog.closest`, as for rankwise's measure names). Without parameters, among its
+    measures and nicknames; with parameters, among the measures that read such parameters (numbers such as cutoffs,
+    or ``name=value`` pairs), each shown with them: ``ndcg_cutt.10`` → ``ndcg_cut.10``. A name as trec_eval prints
+    it (``P_5``, ``ndcg_cut_10``) or as rankwise writes it (``P@5``) is shown as ``-m`` reads it (``P.5``)."""
+    printed = re.fullmatch(r"(\w+?)[_@]([\d.]+)", argument)
+    if printed and _reads(printed[1]) == "numbers":
+        return _did_you_mean([f"{printed[1]}.{printed[2]}"])
+    name, _, text = argument.partition(".")
+    if not text:
+        return _did_you_mean(closest(name, [*NICKNAMES, *TABLE_ORDER]))
+    reading = [root for root in TABLE_ORDER if _reads(root) == ("pairs" if "=" in text else "numbers")]
+    return _did_you_mean([f"{root}.{shorten(text)}" for root in closest(name, reading)])
+
+
+def _did_you_mean(names: list[str]) -> str:
+    return f"; did you mean {', '.join(names)}?" if names else ""
+
+
+def _reads(root: str) -> str | None:
+    """The parameters measure ``root`` reads: ``numbers`` (cutoffs, levels, coefficients), ``pairs``
+    (``name=value``) or None (none)."""
+    base = JUDGMENT_GROUP_MEASURES.get(root, root)
+    if base in CUTOFF_FAMILIES or base in ("Rprec_mult", "relstring", "set_F", "utility", "11pt_avg"):
+        return "numbers"
+    return "pairs" if base in _PARAMETERISED else None
 
 
 def _lines(root: str, text: str | None) -> list[TrecEvalMeasure]:
