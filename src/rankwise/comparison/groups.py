@@ -318,7 +318,8 @@ def _welch(found: GroupGap | None, values: np.ndarray, codes: np.ndarray, labels
     if se == 0:
         d_low = d_high = found.difference
     else:
-        df = (a + b) ** 2 / (a**2 / (high.size - 1) + b**2 / (low.size - 1))
+        share_a, share_b = a / (a + b), b / (a + b)  # in shares: squares of tiny variances underflow to 0 / 0
+        df = 1.0 / (share_a**2 / (high.size - 1) + share_b**2 / (low.size - 1))
         half = t_quantile(1.0 - (1.0 - confidence) / 2.0, df) * se
         d_low, d_high = found.difference - half, found.difference + half
     return dataclasses.replace(found, difference_low=d_low, difference_high=d_high,
