@@ -14,6 +14,7 @@ import sys
 import click
 
 from .. import __version__
+from .layout import Context, use_context
 
 SHORT_HELP = {
     "bias-disparity": "Bias disparity per user group and item group (Elliot's BS, BR, BD).",
@@ -80,14 +81,17 @@ def load_command(name: str) -> click.Command | None:
 
 
 class LazyGroup(click.Group):
-    """A group whose commands are imported only when one runs (``rankwise -V`` and ``--help`` import none)."""
+    """A group whose commands are imported only when one runs (``rankwise -V`` and ``--help`` import none); every
+    command's help is laid out at the terminal's width (:mod:`.layout`)."""
+
+    context_class = Context
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*SHORT_HELP, *self.commands})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands and (command := load_command(cmd_name)) is not None:
-            self.add_command(command, cmd_name)
+            self.add_command(use_context(command), cmd_name)
         return self.commands.get(cmd_name)
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from ..errors import RankwiseError
+from ..wording import terminal_width, wrap
 
 
 @contextmanager
@@ -58,9 +59,12 @@ def format_option(formats: Sequence[str], help_text: str) -> Callable[[Callable[
 
 
 def echo_notes(notes: list[str]) -> None:
-    """Each note as one ``rankwise: note: ...`` line on stderr."""
+    """Each note as ``rankwise: note: ...`` on stderr: on a terminal, wrapped at its width (later lines indented 4);
+    else one line a note, so that a log read with ``grep 'rankwise: note:'`` has every note whole."""
+    width = terminal_width(stream=sys.stderr) if sys.stderr.isatty() else None
     for note in notes:
-        click.echo(f"rankwise: note: {note}", err=True)
+        text = f"rankwise: note: {note}"
+        click.echo(text if width is None else "\n".join(wrap(text, width, "", "    ")), err=True)
 
 
 def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False,

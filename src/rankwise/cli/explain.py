@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from ..measures import FAMILIES, Measure, trec_name
 from ..measures.spec import format_number
 from ..policies import Policies
+from ..wording import fit, terminal_width, wrap
 
 if TYPE_CHECKING:
     from ..comparison.dialects import DialectComparison
@@ -26,18 +27,26 @@ AGGREGATES = {
 }
 
 
-def list_measures() -> str:
-    """Every family with its aliases and one-line definition."""
-    width = max(len(spec.name) for spec in FAMILIES)
+def list_measures(width: int | None = None) -> str:
+    """Every family with its aliases and one-line definition, fitted to ``width`` (default: the terminal's): a
+    definition wraps under its own start (under its name, indented, when beside it would leave fewer than 30
+    columns)."""
+    width = width or terminal_width()
+    column = max(len(spec.name) for spec in FAMILIES) + 5
+    beside = width - column >= 30  # else each name on a line of its own, its definition under it
     lines = []
     for spec in FAMILIES:
         cut = {"rank": "@k", "recall": "@x"}.get(spec.cutoff or "", "")
         aliases = f" (also {', '.join(spec.aliases)})" if spec.aliases else ""
-        lines.append(f"{spec.name + cut:<{width + 3}}  {spec.summary}{aliases}")
+        text = f"{spec.summary}{aliases}"
+        if beside:
+            lines += wrap(text, width, f"{spec.name + cut:<{column - 2}}  ", " " * column)
+        else:
+            lines += [spec.name + cut, *wrap(text, width, "    ")]
     lines.append("")
-    lines.append("trec_eval names are accepted too: official, map, gm_map, ndcg, recip_rank, Rprec, bpref, num_q,")
-    lines.append("num_ret, num_rel, num_rel_ret, P_5 / P.5,10, recall_k, ndcg_cut_k, map_cut_k, success_k,")
-    lines.append("iprec_at_recall_x. `rankwise explain NAME` prints a full definition.")
+    lines += wrap("trec_eval names are accepted too: official, map, gm_map, ndcg, recip_rank, Rprec, bpref, num_q, "
+                  "num_ret, num_rel, num_rel_ret, P_5 / P.5,10, recall_k, ndcg_cut_k, map_cut_k, success_k, "
+                  "iprec_at_recall_x. `rankwise explain NAME` prints a full definition.", width)  # fmt: skip
     return "\n".join(lines) + "\n"
 
 
@@ -84,10 +93,11 @@ def explain_measure(measure: Measure, policies: Policies | None = None, main_que
     return "\n".join(lines) + "\n"
 
 
-def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
+def explain(text: str, rel_level: int = 1, dialect: str | None = None, width: int | None = None) -> str:
     """Explain every measure a string names (``nDCG@10``, ``P.5,10``), as ``dialect`` defines it if given: with the
     policies ``rankwise evaluate`` computes it under, its query set included (the plan's, so a measure a dialect
-    averages over its own queries is explained with them)."""
+    averages over its own queries is explained with them); fitted to ``width`` (default: the terminal's), a long
+    line wrapped at spaces and indented under its own start."""
     from ..pipeline.plan import make_plan
 
     plan = make_plan(text, dialect, rel_level=rel_level)
@@ -103,36 +113,26 @@ def explain(text: str, rel_level: int = 1, dialect: str | None = None) -> str:
             part += "".join(f"Caveat: {caveat}\n" for caveat in chosen.caveats)
             part += f"Note: {note}\n" if note else ""
         parts.append(part)
-    return "\n".join(parts)
+    return fit("\n".join(parts), width or terminal_width())
 
 
 def list_dialects(width: int | None = None) -> str:
     """Every dialect binding: name@version, summary, source and how it is proven, wrapped to ``width`` (default:
-    the terminal's)."""
+    the terminal's); words are never split, so a path longer than the room moves left on a line of its own."""
     from ..dialects import DIALECTS
-    from ..pipeline.formats import terminal_width
 
     width = width or terminal_width()
     indent = 19 if width >= 60 else 4
+    pad = " " * indent
     lines = []
     for d in DIALECTS:
-        first = f"{d.key:<{indent - 1}} " if len(d.key) < indent - 1 and indent > 4 else f"{d.key}\n{'':<{indent}}"
-        lines += _wrapped(first + f"{d.label}: {d.summary}", width, indent)
-        lines += _wrapped(f"{'':<{indent}}follows {d.source}", width, indent)
-        lines += _wrapped(f"{'':<{indent}}proven: {d.verified}", width, indent)
+        head = f"{d.key:<{indent - 1}} " if len(d.key) < indent - 1 and indent > 4 else pad
+        if head == pad:  # a key too long for its column: on a line of its own
+            lines.append(d.key)
+        lines += wrap(f"{d.label}: {d.summary}", width, head, pad)
+        lines += wrap(f"follows {d.source}", width, pad)
+        lines += wrap(f"proven: {d.verified}", width, pad)
     return "\n".join(lines) + "\n"
-
-
-def _wrapped(text: str, width: int, indent: int) -> list[str]:
-    """``text`` (whose first line carries its own indent) wrapped to ``width``, later lines indented; words are
-    never split, so a word longer than the width overflows rather than being cut."""
-    import textwrap
-
-    out: list[str] = []
-    for part in text.split("\n"):
-        out += textwrap.wrap(part, width=width, subsequent_indent=" " * indent, break_long_words=False,
-                             break_on_hyphens=False, drop_whitespace=True) or [part]  # fmt: skip
-    return out
 
 
 def dialects_records() -> list[dict[str, Any]]:
@@ -146,10 +146,10 @@ def dialects_records() -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def show_library_names(output_format: str, name: str) -> str:
+def show_library_names(output_format: str, name: str, width: int | None = None) -> str:
     """``rankwise dialects NAME``: the library's own metric names the dialect reads, each with the rankwise measure
     it computes (before the dialect's bindings) or why it is not supported (:func:`rankwise.dialects.library_names`),
-    as a table, json or csv."""
+    as a table (fitted to ``width``, default the terminal's: the notes wrap), json or csv."""
     import json
 
     from ..dialects import get_dialect, library_names
@@ -162,12 +162,14 @@ def show_library_names(output_format: str, name: str) -> str:
     if output_format == "csv":
         return records_csv(rows)  # type: ignore[arg-type]
     if dialect.names is None:
-        return (f"{dialect.key} reads rankwise's own names (`rankwise measures`); its bindings: "
-                f"`rankwise explain MEASURE --dialect {dialect.name}`\n")  # fmt: skip
-    head = [f"{dialect.names.title} names under --dialect {dialect.name} (from {dialect.names.source}); the measure "
-            "before the dialect's bindings (`rankwise explain NAME --dialect " + dialect.name + "` gives them all):"]
+        return fit(f"{dialect.key} reads rankwise's own names (`rankwise measures`); its bindings: "
+                   f"`rankwise explain MEASURE --dialect {dialect.name}`\n", width or terminal_width())  # fmt: skip
+    width = width or terminal_width()
+    head = wrap(f"{dialect.names.title} names under --dialect {dialect.name} (from {dialect.names.source}); the "
+                f"measure before the dialect's bindings (`rankwise explain NAME --dialect {dialect.name}` gives them "
+                "all):", width)  # fmt: skip
     columns = ["name", "measure", "arguments", "note"]
-    table = plain_table(columns, [[row[c] for row in rows] for c in columns], [False] * 4)
+    table = plain_table(columns, [[row[c] for row in rows] for c in columns], [False] * 4, width)
     return "\n".join(head + table) + "\n"
 
 
@@ -204,7 +206,7 @@ def format_comparison(comparison: DialectComparison, width: int | None = None) -
     """A dialect comparison fitted to ``width`` (default: the terminal's): group, dialect and a column per measure
     (or, when those columns would not fit, a row per dialect and measure), then why each dialect differs from
     trec_eval, wrapped. Names and values are never cut."""
-    from ..pipeline.formats import plain_table, table_width, terminal_width
+    from ..pipeline.formats import plain_table, table_width
 
     width = width or terminal_width()
     rows = sorted(comparison.rows, key=lambda r: r.group)
@@ -223,10 +225,10 @@ def format_comparison(comparison: DialectComparison, width: int | None = None) -
             list(comparison.keys) * len(rows),
             [values[i][j] for j in range(len(rows)) for i in range(n)],
         ]
-        lines = plain_table(["group", "dialect", "measure", "value"], long, [True, False, False, True])
+        lines = plain_table(["group", "dialect", "measure", "value"], long, [True, False, False, True], width)
     lines += ["", "Why each differs from trec_eval:"]
     for row in rows:
-        lines += _wrapped(f"  {row.dialect}: {'; '.join(row.reasons) or '–'}", width, 4)
+        lines += wrap(f"{row.dialect}: {'; '.join(row.reasons) or '–'}", width, "  ", "    ")
     return "\n".join(lines) + "\n"
 
 

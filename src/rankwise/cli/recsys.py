@@ -9,6 +9,7 @@ import click
 
 from ..errors import RankwiseError
 from ..limits import MAX_SUMMED_CUTOFF
+from ..wording import terminal_width, wrap
 from .common import echo_notes, fail_cleanly
 
 if TYPE_CHECKING:
@@ -76,17 +77,39 @@ def _settings(experiment: Experiment) -> str:
     return ", ".join(f"{key} {value}" for key, value in experiment.settings.items())
 
 
-def format_text(experiment: Experiment) -> str:
-    """Aligned columns for the terminal: the table, why each library differs, the beyond-accuracy measures."""
+def format_text(experiment: Experiment, width: int | None = None) -> str:
+    """Aligned columns for the terminal, fitted to ``width`` (default: the terminal's): the settings, the table (its
+    metric columns in blocks that fit, each after the library column, when all of them do not), why each library
+    differs and the beyond-accuracy measures, wrapped at spaces under their own start."""
+    from ..pipeline.formats import plain_table
+
+    width = width or terminal_width()
     header, rows = _rows(experiment)
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    line = lambda cells: "  ".join(c.ljust(w) if i == 0 else c.rjust(w)  # noqa: E731
-                                   for i, (c, w) in enumerate(zip(cells, widths))).rstrip()  # fmt: skip
-    out = [_settings(experiment), "", line(header), *(line(r) for r in rows), "", "why:"]
-    out += [f"  {reason}" for reason in _reasons(experiment)]
+    out = wrap(_settings(experiment), width)
+    for block in _blocks([max(len(r[i]) for r in [header, *rows]) for i in range(len(header))], width):
+        out += ["", *plain_table([header[i] for i in block], [[r[i] for r in rows] for i in block],
+                                 [i > 0 for i in block])]  # fmt: skip
+    out += ["", "why:"]
+    for reason in _reasons(experiment):
+        out += wrap(reason, width, "  ", "    ")
     out += ["", "beyond accuracy:"]
-    out += [f"  {r.measure}  {_number(r.value)}" for r in experiment.beyond]
+    for r in experiment.beyond:
+        out += wrap(f"{r.measure}  {_number(r.value)}", width, "  ", "      ")
     return "\n".join(out) + "\n"
+
+
+def _blocks(widths: list[int], width: int) -> list[list[int]]:
+    """The columns after the first (of these ``widths``) in as few runs as fit ``width`` beside the first, two
+    spaces apart, the runs as even in count as that allows; a column too wide even alone makes a run of its own."""
+    rest = list(range(1, len(widths)))
+    if not rest:
+        return [[0]]
+    for count in range(1, len(rest) + 1):
+        size = -(-len(rest) // count)
+        blocks = [[0, *rest[i : i + size]] for i in range(0, len(rest), size)]
+        if all(sum(widths[i] + 2 for i in block) - 2 <= width for block in blocks):
+            return blocks
+    return [[0, i] for i in rest]
 
 
 def format_markdown(experiment: Experiment) -> str:

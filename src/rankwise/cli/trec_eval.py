@@ -16,7 +16,8 @@ from __future__ import annotations
 import click
 
 from ..errors import RankwiseError
-from ..trec_eval.options import USAGE, parse_options
+from ..trec_eval.options import parse_options, usage
+from ..wording import terminal_width
 from .common import echo_notes, fail_cleanly
 
 
@@ -32,7 +33,7 @@ def trec_eval(arguments: tuple[str, ...]) -> None:
     """trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-R FORMAT] [-m MEASURE[.PARAMS]]... QRELS RUN"""
     options = parse_options(arguments)
     if options.help:
-        click.echo(USAGE, nl=False)
+        click.echo(usage(terminal_width() - 2), nl=False)
         return
     if options.version:
         from .. import __version__

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ..measures import Measure, trec_name
 from ..measures.trec_names import NOT_PER_QUERY, RUNID, trec_order
+from ..wording import terminal_width, wrap
 
 if TYPE_CHECKING:  # numpy and the result are imported when a result is written, not when FORMATS is read (help)
     import numpy as np
@@ -109,19 +110,21 @@ def _csv_text(number: float | int | None) -> str:
     return "" if number is None else repr(number)
 
 
-def terminal_width(default: int = 100) -> int:
-    """Columns of the terminal the output goes to (``COLUMNS`` when set), else ``default``."""
-    import shutil
-
-    return max(40, shutil.get_terminal_size((default, 24)).columns)
-
-
-def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right: Sequence[bool]) -> list[str]:
+def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right: Sequence[bool],
+                width: int | None = None) -> list[str]:  # fmt: skip
     """Lines of a plain text table: a header line, a rule, then one line per row; every column as wide as its
-    widest cell (nothing is ever cut), two spaces between columns. ``columns`` holds each column's cells."""
+    widest cell (nothing is ever cut), two spaces between columns. ``columns`` holds each column's cells. With
+    ``width``, a table wider than that has its cells of several words (the widest columns first) wrapped at spaces
+    onto more lines until it fits; a table that cannot fit so (a column is as narrow as its longest word) is written
+    as records: each row's first cell, then its other cells, one ``header: cell`` a line, indented and wrapped."""
     widths = [
         max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
     ]
+    if width is not None and sum(widths) + 2 * (len(widths) - 1) > width:
+        narrowed = _narrowed(headers, columns, widths, width)
+        if sum(narrowed) + 2 * (len(widths) - 1) > width:
+            return _records(headers, columns, width)
+        return _wrapped_table(headers, columns, right, narrowed)
     aligned = [
         [cell.rjust(width) if is_right else cell.ljust(width) for cell in cells]
         for cells, width, is_right in zip(columns, widths, right)
@@ -129,6 +132,54 @@ def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right:
     head = [h.rjust(w) if r else h.ljust(w) for h, w, r in zip(headers, widths, right)]
     lines = ["  ".join(head).rstrip(), "  ".join("─" * w for w in widths)]
     lines.extend("  ".join(cells).rstrip() for cells in zip(*aligned))
+    return lines
+
+
+def _narrowed(headers: Sequence[str], columns: Sequence[Sequence[str]], widths: list[int], width: int) -> list[int]:
+    """Column widths that bring the table to ``width``: the widest column that can still lose a character loses
+    one, until the table fits or none can; first down to the widest cell (only headers wrap), then down to the
+    longest word (cells wrap too)."""
+    words = [max(len(word) for word in (header.split() or [""])) for header in headers]
+    cells = [max((len(cell) for cell in cells), default=0) for cells in columns]
+    cell_words = [max((len(word) for cell in cells for word in cell.split()), default=0) for cells in columns]
+    widths = list(widths)
+    excess = sum(widths) + 2 * (len(widths) - 1) - width
+    for floors in ([max(w, c) for w, c in zip(words, cells)], [max(w, c) for w, c in zip(words, cell_words)]):
+        while excess > 0:
+            slack = [i for i in range(len(widths)) if widths[i] > floors[i]]
+            if not slack:
+                break
+            widest = max(slack, key=lambda i: widths[i])
+            widths[widest] -= 1
+            excess -= 1
+    return widths
+
+
+def _wrapped_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right: Sequence[bool],
+                   widths: list[int]) -> list[str]:  # fmt: skip
+    """:func:`plain_table`'s lines with every cell wrapped to its column's width (a row as tall as its tallest
+    cell)."""
+
+    def lines_of(cells: Sequence[str]) -> list[str]:
+        parts = [wrap(cell, w) if len(cell) > w else [cell] for cell, w in zip(cells, widths)]
+        height = max(len(part) for part in parts)
+        rows = [[part[k] if k < len(part) else "" for part in parts] for k in range(height)]
+        return ["  ".join(c.rjust(w) if r else c.ljust(w) for c, w, r in zip(row, widths, right)).rstrip()
+                for row in rows]  # fmt: skip
+
+    lines = [*lines_of(headers), "  ".join("─" * w for w in widths)]
+    for cells in zip(*columns):
+        lines += lines_of(cells)
+    return lines
+
+
+def _records(headers: Sequence[str], columns: Sequence[Sequence[str]], width: int) -> list[str]:
+    """Each row as a record: its first cell on a line, then each other non-empty cell as ``header: cell``."""
+    lines: list[str] = []
+    for cells in zip(*columns):
+        lines += wrap(cells[0], width, "", "  ")
+        for header, cell in zip(headers[1:], cells[1:]):
+            lines += wrap(f"{header}: {cell}", width, "    ", "      ") if cell else []
     return lines
 
 
@@ -150,7 +201,8 @@ def format_table(result: EvaluationResult, per_query: bool, width: int | None = 
     computes some over other queries)."""
     width = width or terminal_width()
     counts = result.counts_line()
-    heading = counts + (f"{'; ' if ';' in counts else ', '}run {result.run_name}" if result.run_name else "")
+    heading = "\n".join(wrap(counts + (f"{'; ' if ';' in counts else ', '}run {result.run_name}" if result.run_name
+                                   else ""), width))  # fmt: skip
     aggregates = [_cell(v) for v in _aggregates(result)]
     shown = [i for i, m in enumerate(result.measures) if m.aggregation != "global"]
     if not per_query or not shown:

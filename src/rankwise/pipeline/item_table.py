@@ -42,7 +42,7 @@ from ..errors import InputError
 from ..io import load_qrels, load_run
 from ..io.table import DOCID, Origin, empty_table
 from ..policies import Policies, QuerySet
-from ..wording import counted
+from ..wording import counted, terminal_width, wrap
 from .formats import plain_table
 from .groups import item_codes, read_item_groups
 
@@ -108,17 +108,20 @@ class ItemGroupTable:
                 "gap": None if gap is None else {"highest": gap[0], "lowest": gap[1], "quotient": _finite(gap[2])},
                 "notes": list(self.notes)}  # fmt: skip
 
-    def text(self) -> str:
-        """The table as plain text (the relevance columns only with judgments), then the gap line."""
+    def text(self, width: int | None = None) -> str:
+        """The table as plain text (the relevance columns only with judgments), then the gap line; fitted to
+        ``width`` (default: the terminal's: :func:`rankwise.pipeline.formats.plain_table` wraps or lists it)."""
+        width = width or terminal_width()
         judged = any(r.relevant is not None for r in self.rows)
-        width = len(COLUMNS) if judged else len(COLUMNS) - 2
-        cells = [[_cell(getattr(r, f)) for r in self.rows] for f in _FIELDS[:width]]
+        shown = len(COLUMNS) if judged else len(COLUMNS) - 2
+        cells = [[_cell(getattr(r, f)) for r in self.rows] for f in _FIELDS[:shown]]
         cut = "all ranks" if self.k is None else f"top {self.k}"
-        lines = [f"by {self.name} ({counted(self.lists, 'list', 'lists')}, {cut}, {self.discount} discount)",
-                 *plain_table(list(COLUMNS[:width]), cells, [False] + [True] * (width - 1))]  # fmt: skip
+        lines = [*wrap(f"by {self.name} ({counted(self.lists, 'list', 'lists')}, {cut}, {self.discount} discount)",
+                       width),
+                 *plain_table(list(COLUMNS[:shown]), cells, [False] + [True] * (shown - 1), width)]  # fmt: skip
         gap = self.gap
         if gap is not None:
-            lines.append(f"most exposed for its size: {gap[0]}; least: {gap[1]} ({_cell(gap[2])}× apart)")
+            lines += wrap(f"most exposed for its size: {gap[0]}; least: {gap[1]} ({_cell(gap[2])}× apart)", width)
         return "\n".join(lines) + "\n"
 
     def csv(self) -> str:

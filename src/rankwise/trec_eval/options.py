@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..errors import RankwiseError
+from ..wording import wrap
 from .request import JUDGMENT_FORMATS
 
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
@@ -27,20 +28,41 @@ LONG_OPTIONS = {
 _LONG_LETTER = {name.rstrip("="): letter for name, letter in LONG_OPTIONS.items()}
 _FLAGS = {"q": "per_query", "c": "complete", "J": "judged_only", "h": "help", "v": "version"}
 _NUMBERS = {"l": "rel_level", "M": "depth", "N": "collection"}
-USAGE = """trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>]
-   [-N <num>] [-M <num>] [-R rel_format] [-J] [-Z zscores_file] rel_info_file  results_file
+SYNOPSIS = ("trec_eval [-h] [-q] [-m measure[.params] [-c] [-n] [-l <num>] [-N <num>] [-M <num>] [-R rel_format] [-J] "
+            "[-Z zscores_file] rel_info_file  results_file")
+"""trec_eval's own usage line (as ``trec_eval -h`` prints it)."""
 
-rankwise's trec_eval: trec_eval 10's options, measures and output.
- -q  per-query values too        -c  average over every judged query (missing ones score as empty rankings)
- -n  no summary                  -J  judged documents only (unjudged ones removed before scoring)
- -l N  relevance level (1)       -M N  at most N documents per query     -N N  documents in the collection
- -m NAME[.PARAMS]  a measure or a set: official (default), all_trec, set, all_prefs, prefs, qrels_jg;
-                   e.g. -m ndcg_cut.10,20 -m P.5 -m G.1=3,2=9
- -R FORMAT  the judgments: qrels (default), qrels_jg (qid jg docno grade: judgment groups), prefs
-            (qid jg jsg docno rel_level: preferences), qrels_prefs (a qrels file read as preferences)
- -Z FILE  print z-scores (value − mean) / stddev from FILE's lines 'qid measure mean stddev'
-"""
-"""What ``rankwise trec_eval -h`` prints."""
+OPTION_HELP = (
+    ("-q", "per-query values too"),
+    ("-c", "average over every judged query (missing ones score as empty rankings)"),
+    ("-n", "no summary"),
+    ("-J", "judged documents only (unjudged ones removed before scoring)"),
+    ("-l N", "relevance level (1)"),
+    ("-M N", "at most N documents per query"),
+    ("-N N", "documents in the collection"),
+    ("-m NAME[.PARAMS]", "a measure or a set: official (default), all_trec, set, all_prefs, prefs, qrels_jg; e.g. "
+                         "-m ndcg_cut.10,20 -m P.5 -m G.1=3,2=9"),
+    ("-R FORMAT", "the judgments: qrels (default), qrels_jg (qid jg docno grade: judgment groups), prefs (qid jg jsg "
+                  "docno rel_level: preferences), qrels_prefs (a qrels file read as preferences)"),
+    ("-Z FILE", "print z-scores (value − mean) / stddev from FILE's lines 'qid measure mean stddev'"),
+)  # fmt: skip
+"""Each option ``rankwise trec_eval -h`` describes, with its description."""
+
+
+def usage(width: int = 78) -> str:
+    """What ``rankwise trec_eval -h`` prints, fitted to ``width`` columns: the synopsis, then one option a line, a
+    description longer than the line wrapped at spaces under its own start."""
+    about = "rankwise's trec_eval: trec_eval 10's options, measures and output."
+    lines = [*wrap(SYNOPSIS, width, "", "   "), "", *wrap(about, width)]
+    column = max(len(flag) for flag, _ in OPTION_HELP) + 3
+    for flag, text in OPTION_HELP:
+        hang = " " * (column if width - column >= 30 else 6)
+        lines += wrap(text, width, f" {flag:<{column - 3}}  ", hang)
+    return "\n".join(lines) + "\n"
+
+
+USAGE = usage()
+"""What ``rankwise trec_eval -h`` prints at 80 columns (:func:`usage` fits it to another width)."""
 
 
 @dataclass(frozen=True)
@@ -127,4 +149,5 @@ def _whole(value: str, letter: str) -> int:
     return number
 
 
-__all__ = ["LONG_OPTIONS", "SHORT_OPTIONS", "USAGE", "TrecEvalOptions", "parse_options"]
+__all__ = ["LONG_OPTIONS", "OPTION_HELP", "SHORT_OPTIONS", "SYNOPSIS", "USAGE", "TrecEvalOptions", "parse_options",
+           "usage"]

@@ -11,36 +11,39 @@ from typing import Any
 
 from ...pipeline.formats import plain_table
 from ...pipeline.result import EvaluationResult
+from ...wording import terminal_width, wrap
 from ..groups import GroupComparison, GroupTable, finite
 from .marks import interval, number
 
 
-def format_group_text(table: GroupTable) -> str:
+def format_group_text(table: GroupTable, width: int | None = None) -> str:
     """The group table as plain text: a row per group (its size, each measure's mean with its interval), then a row
     per measure naming the highest and the lowest group with their difference and ratio, the overall mean, the
     largest distance of a group's mean from it, and the mean absolute difference over every pair of groups (MAD),
     then (with :attr:`GroupTable.gap_intervals`) a row per measure with the intervals of the difference, ratio and
-    MAD and whether the difference's interval excludes 0."""
-    heading = f"by {table.name} ({table.intervals})"
+    MAD and whether the difference's interval excludes 0. Fitted to ``width`` (default: the terminal's): a table
+    too wide wraps its headers and cells at spaces (:func:`rankwise.pipeline.formats.plain_table`)."""
+    width = width or terminal_width()
+    heading = wrap(f"by {table.name} ({table.intervals})", width)
     columns = [list(table.labels), [str(table.sizes[g]) for g in table.labels]]
     columns += [[f"{number(r.mean)} {interval(r.low, r.high)}" for r in (table.row(g, key) for g in table.labels)]
                 for key in table.keys]  # fmt: skip
-    lines = ["", heading, *plain_table([table.name, "queries", *table.keys], columns, [False] + [True] * (
-        len(columns) - 1))]  # fmt: skip
+    lines = ["", *heading, *plain_table([table.name, "queries", *table.keys], columns, [False] + [True] * (
+        len(columns) - 1), width)]  # fmt: skip
     gaps = table.gaps
     lines += ["", *plain_table(
         ["measure", "highest", "lowest", "difference", "ratio", "overall", "max |group − overall|", "MAD"],
         [[g.measure for g in gaps], [g.highest for g in gaps], [g.lowest for g in gaps],
          [number(g.difference) for g in gaps], [number(g.ratio) for g in gaps], [number(g.overall) for g in gaps],
          [number(g.to_overall_difference) for g in gaps], [number(g.mad) for g in gaps]],
-        [False, False, False, True, True, True, True, True])]  # fmt: skip
+        [False, False, False, True, True, True, True, True], width)]  # fmt: skip
     if table.gap_intervals:
-        lines += ["", table.gap_intervals, *plain_table(
+        lines += ["", *wrap(table.gap_intervals, width), *plain_table(
             ["measure", "difference", "excludes 0", "ratio", "MAD"],
             [[g.measure for g in gaps], [interval(g.difference_low, g.difference_high) for g in gaps],
              [_yes_no(g.excludes_zero) for g in gaps], [interval(g.ratio_low, g.ratio_high) for g in gaps],
              [interval(g.mad_low, g.mad_high) for g in gaps]],
-            [False, True, False, True, True])]  # fmt: skip
+            [False, True, False, True, True], width)]  # fmt: skip
     return "\n".join(lines) + "\n"
 
 

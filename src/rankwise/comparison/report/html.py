@@ -1,5 +1,7 @@
 """One self-contained HTML page: the systems table, the comparisons, every plot embedded as a data URI, the
-caption and the notes. No scripts, fonts or style sheets from the network."""
+caption and the notes. No scripts, fonts or style sheets from the network. The tables fit the window (1,200 px and
+narrower): names and test descriptions wrap at spaces, headers too; numbers stay on one line; a table that cannot fit
+even so scrolls inside its own box, not the page."""
 
 from __future__ import annotations
 
@@ -16,9 +18,12 @@ if TYPE_CHECKING:
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 75em; color: #222; padding: 0 1em; }
-table { border-collapse: collapse; margin: 1em 0; }
-th, td { padding: 0.3em 0.7em; border-bottom: 1px solid #ccc; text-align: right; white-space: nowrap; }
-th:first-child, td:first-child, td.name { text-align: left; }
+table { border-collapse: collapse; margin: 1em 0; max-width: 100%; }
+th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #ccc; text-align: right; white-space: nowrap; }
+th { white-space: normal; }
+td.text { white-space: normal; overflow-wrap: break-word; }
+th:first-child, td:first-child, td.text { text-align: left; }
+.fit { max-width: 100%; overflow-x: auto; }
 tr.significant td { background: #eef6ee; }
 figure { margin: 1.5em 0; } figure img { max-width: 100%; } figcaption { color: #555; font-size: 0.9em; }
 .caption { color: #444; } .notes { color: #666; font-size: 0.9em; }
@@ -78,8 +83,8 @@ def _systems_table(comparison: Comparison) -> str:
             s = comparison.summary(system, key)
             cells.append(f"<td>{number(s.mean)}<sup>{superscript(comparison, system, key)}</sup> "
                          f"<small>{interval(s.low, s.high)}</small></td>")  # fmt: skip
-        rows.append(f'<tr><td>{letter(i)}</td><td class="name">{escape(system)}</td>{"".join(cells)}</tr>')
-    return f"<table><tr><th>#</th><th>system</th>{head}</tr>{''.join(rows)}</table>"
+        rows.append(f'<tr><td>{letter(i)}</td><td class="text">{escape(system)}</td>{"".join(cells)}</tr>')
+    return f"<div class=\"fit\"><table><tr><th>#</th><th>system</th>{head}</tr>{''.join(rows)}</table></div>"
 
 
 def _pairs_table(comparison: Comparison) -> str:
@@ -88,11 +93,12 @@ def _pairs_table(comparison: Comparison) -> str:
     rows = []
     for c in comparison.comparisons:
         row_class = ' class="significant"' if c.significant else ""
-        cells = [escape(c.measure), escape(c.system), escape(c.against), f"{c.difference:+.4f}",
-                 interval(c.low, c.high), p_text(c.p_value), p_text(c.p_adjusted), number(c.cohens_d, 2),
-                 f"{c.wins}/{c.ties}/{c.losses}", escape(c.method)]  # fmt: skip
-        rows.append(f"<tr{row_class}>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>")
-    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+        text = [f'<td class="text">{escape(cell)}</td>' for cell in (c.measure, c.system, c.against)]
+        numbers = [f"{c.difference:+.4f}", interval(c.low, c.high), p_text(c.p_value), p_text(c.p_adjusted),
+                   number(c.cohens_d, 2), f"{c.wins}/{c.ties}/{c.losses}"]  # fmt: skip
+        rows.append(f"<tr{row_class}>" + "".join(text) + "".join(f"<td>{cell}</td>" for cell in numbers)
+                    + f'<td class="text">{escape(c.method)}</td></tr>')  # fmt: skip
+    return f"<div class=\"fit\"><table><tr>{head}</tr>{''.join(rows)}</table></div>"
 
 
 __all__ = ["FIGURE_CAPTIONS", "format_html"]

@@ -5,9 +5,9 @@ does not fit)."""
 from __future__ import annotations
 
 import io
-import shutil
 from typing import Any
 
+from ...wording import terminal_width
 from ..groups import GroupComparison
 from ..systems import Comparison, PairComparison
 from .marks import caption, interval, letter, number, p_text, superscript
@@ -19,7 +19,7 @@ def format_terminal(comparison: Comparison, width: int | None = None, by_group: 
     stderr)."""
     from rich.console import Console
 
-    width = width or shutil.get_terminal_size((100, 24)).columns
+    width = width or terminal_width()
     console = Console(file=io.StringIO(), width=width, color_system=None, soft_wrap=False)
     _print_tables(console, comparison, width, "")
     console.print(caption(comparison))
@@ -68,13 +68,13 @@ def _long_table(comparison: Comparison):  # type: ignore[no-untyped-def]
     table = Table(title="Systems")
     for name, justify in (("measure", "left"), ("#", "left"), ("system", "left"), ("mean", "right"),
                           ("interval", "right")):  # fmt: skip
-        table.add_column(name, justify=justify, overflow="fold")  # type: ignore[arg-type]
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for key in comparison.keys:
         for i, system in enumerate(comparison.systems):
             s = comparison.summary(system, key)
             table.add_row(key, letter(i), system, number(s.mean) + superscript(comparison, system, key),
                           interval(s.low, s.high))  # fmt: skip
-    return table
+    return _whole_words(table)
 
 
 def _pairs_table(comparison: Comparison):  # type: ignore[no-untyped-def]
@@ -94,12 +94,21 @@ def _long_pairs_table(comparison: Comparison):  # type: ignore[no-untyped-def]
     from rich.table import Table
 
     table = Table(title=_PAIRS_TITLE, show_lines=True)
-    table.add_column("comparison", overflow="fold")
-    table.add_column("result", overflow="fold")
+    table.add_column("comparison")
+    table.add_column("result")
     for c in comparison.comparisons:
         difference, bounds, p, adjusted, d, counts = _pair_numbers(c)
         table.add_row(f"{c.measure}: {c.system} − {c.against}",
                       f"{difference} {bounds}\np {p}, adj. {adjusted}, d {d}, W/T/L {counts}")  # fmt: skip
+    return _whole_words(table)
+
+
+def _whole_words(table: Any) -> Any:
+    """``table`` with each column at least as wide as its longest word: rich then wraps a cell at its spaces and
+    never cuts or folds a word (a table whose words cannot all fit is wider than the terminal rather than cut)."""
+    for column in table.columns:
+        words = [word for cell in (column.header, *column.cells) for word in str(cell).split()]
+        column.min_width = max(map(len, words), default=1)
     return table
 
 
