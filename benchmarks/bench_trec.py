@@ -12,7 +12,7 @@ from the files by:
 
 Warm timings are the median of ``--repeat`` runs; cold ranx is a single shot. Aggregate values are checked
 across tools, and the start-up cost of the CLI is timed on the bundled example data. The report (a
-Markdown table to paste in the README) goes to stdout, progress to stderr.
+Markdown table for docs/speed-notes.md) goes to stdout, progress to stderr.
 
 Run from the repository root (needs the ``bench`` extra: pytrec-eval-terrier, ranx)::
 

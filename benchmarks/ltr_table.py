@@ -1,4 +1,5 @@
-"""Train every rankwise ltr model on LightGBM's LambdaRank example and print the README's results table.
+"""Train every rankwise ltr model on LightGBM's LambdaRank example and print the results table of
+docs/getting-started/ltr.md.
 
 Each row is a real run of the command shown (``rankwise ltr train``), evaluated on rank.test by
 ``rankwise ltr evaluate`` under the trec_eval and lightgbm dialects. As in LightGBM's own example, rank.test is
@@ -7,7 +8,7 @@ also the validation set that early stopping watches, so these are not held-out n
     python benchmarks/ltr_table.py [--data ../shared/data/lambdarank] [--models lightgbm,mlp-listnet,...]
 
 The whole table takes about 2 to 4 minutes on a 2-core machine; ``tests/ltr/test_ltr_readme.py`` reruns the cheap
-rows (:data:`CHEAP`) with :func:`measure` and compares them with the README.
+rows (:data:`CHEAP`) with :func:`measure` and compares them with that page.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ MODELS = {
        for loss in ("mse", "sigmoid_ce", "ranknet", "listnet", "listmle", "lambdarank", "approxndcg")},
 }  # fmt: skip
 CHEAP = ("lightgbm", "mlp-approxndcg")
-"""Rows that train in a few seconds: the README test reruns them."""
+"""Rows that train in a few seconds: tests/ltr/test_ltr_readme.py reruns them."""
 MEASURES = ["nDCG@1", "nDCG@3", "nDCG@5", "nDCG@10", "AP"]
 DIALECTS = ("trec_eval", "lightgbm")
 HEADER = ["model", "best iter", "train s"] + [f"{m} {d}" for d in DIALECTS for m in MEASURES]

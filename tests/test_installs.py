@@ -16,7 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_no_hint_installs_rankwise_from_pypi() -> None:
-    texts = {path: path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "src").rglob("*.py"))]}
+    texts = {path: path.read_text() for path in [ROOT / "README.md", *sorted((ROOT / "src").rglob("*.py")),
+                                                 *sorted((ROOT / "docs").rglob("*.md"))]}
     wrong = [str(path) for path, text in texts.items() if re.search(r"pip install\s+['\"]?rankwise\b", text)]
     assert wrong == []
     assert "pip install '.[ltr]'" in texts[ROOT / "README.md"]
@@ -74,3 +75,32 @@ except rankwise.RankwiseError as exc:
 """,
     )
     assert out == "lightgbm is not installed: pip install '.[lightgbm]' (in a rankwise checkout)"
+
+
+def test_cpu_extras_pull_no_cuda_wheels() -> None:
+    """On Linux and Windows PyPI's ``xgboost`` wheel bundles CUDA and requires ``nvidia-nccl-cu12``; the extras a CPU
+    machine installs take ``xgboost-cpu`` there (macOS's ``xgboost`` has no CUDA), and only ``gpu`` asks for the CUDA
+    builds. Requirements evaluated for each platform with their environment markers."""
+    import tomllib
+
+    from packaging.requirements import Requirement
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    for platform in ("linux", "win32", "darwin"):
+        for extra in ("xgboost", "ltr", "test"):
+            wanted = [Requirement(text) for text in extras[extra]]
+            names = {r.name for r in wanted if r.marker is None or r.marker.evaluate({"sys_platform": platform})}
+            assert not any(name.startswith("nvidia") for name in names), (extra, platform)
+            if platform != "darwin":
+                assert "xgboost" not in names and "xgboost-cpu" in names, (extra, platform, names)
+    gpu = {Requirement(text).name for text in extras["gpu"]}
+    assert {"xgboost", "torch"} <= gpu
+
+
+def test_every_extra_is_listed_with_its_size_in_the_docs() -> None:
+    """docs/index.md's install table names every extra of pyproject.toml (measured by scripts/extra_sizes.py)."""
+    import tomllib
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    page = (ROOT / "docs" / "index.md").read_text()
+    assert [e for e in extras if f"'.[{e}]'" not in page] == []

@@ -57,8 +57,8 @@ def test_c_atof_reads_as_strtod(text: str, expected: float) -> None:
 
 @pytest.mark.parametrize("measure", ["ndcg.1=nan", "rbp.p=nan", "ndcg.1=1e999", "ndcg.2=inf", "iprec_at_recall.inf"])
 def test_non_finite_parameters_are_refused_in_one_line(tmp_path: Path, measure: str) -> None:
-    """The binary computes with them (NaN gains, p = NaN); rankwise refuses (README: differences). rbp.p=nan said
-    "p=0 must be > 0"."""
+    """The binary computes with them (NaN gains, p = NaN); rankwise refuses (docs/how-to/trec-eval.md:
+    differences). rbp.p=nan said "p=0 must be > 0"."""
     code, out, err = drop_in("-m", measure, *complete_case(tmp_path, 3))
     assert (code, out) == (2, "") and "finite" in err and err.count("\n") == 1, err
 
@@ -169,19 +169,19 @@ def test_evaluate_in_trec_format_prints_no_per_query_num_q(tmp_path: Path) -> No
 FLAGS = [[], ["-q"], ["-c"], ["-J"], ["-n"], ["-M3"], ["-l2"], ["-l0"], ["-N", "40"]]
 FRACTIONS = ["0.5", ".5", "5e-1", "0x1p-1", "0X.8", " 0.5", "+0.5", "0.5x", "0.25", "0x.4", "1e0", "00.50", "0"]
 WHOLE = ["2", "0x2", "1e0", "+3", "0x1p1", "02", "3x", "7", "0x10", "1"]
-"""Integers for grade gains (gains less than 1 apart are a documented difference: README) and cutoffs. ``rbp`` is
-left out: m_rbp.c compares gains with ``min`` and ``max`` it never initialises, so its value depends on what the
-measures before it left on the stack."""
+"""Integers for grade gains (gains less than 1 apart are a documented difference: docs/how-to/trec-eval.md) and
+cutoffs. ``rbp`` is left out: m_rbp.c compares gains with ``min`` and ``max`` it never initialises, so its value
+depends on what the measures before it left on the stack."""
 SQUARES = ["0.25", "1", "4", "2.25", "0x1p-2", "+1", "0x4", "0X.4"]
 """set_F's weights with an exact square root: rankwise's F takes β, and (√x)² is not x for every x (a last-digit
-difference, see the README)."""
+difference, see docs/how-to/trec-eval.md)."""
 TEMPLATES = [("rbp_resid.p={}", FRACTIONS), ("ndcg.1={},2={}", WHOLE), ("G.1={},2={}", WHOLE),
              ("iprec_at_recall.{}", FRACTIONS), ("11pt_avg.{},{}", FRACTIONS), ("set_F.{}", SQUARES),
              ("utility.{},-1,0,{}", FRACTIONS), ("Rprec_mult.{}", FRACTIONS), ("P.{}", WHOLE), ("ndcg_cut.{}", WHOLE),
              ("success.{}", WHOLE), ("relstring.{}", WHOLE), ("recall.{}", WHOLE), ("unj.{}", WHOLE)]  # fmt: skip
 REFUSED = ("must be > 0", "the weight must be positive", "cutoffs must be positive integers", "ascending order")
-"""Parameter values the binary computes with that define no measure, which rankwise refuses (README: differences):
-``Rprec_mult.0``, ``set_F.0``, a cutoff of 0, recall levels out of order."""
+"""Parameter values the binary computes with that define no measure, which rankwise refuses (docs/how-to/trec-eval.md:
+differences): ``Rprec_mult.0``, ``set_F.0``, a cutoff of 0, recall levels out of order."""
 FUZZ_CASES = int(os.environ.get("RANKWISE_FUZZ_EXAMPLES", "150"))
 """The suite's budget (about 5 ms a case); ``RANKWISE_FUZZ_EXAMPLES=5000`` fuzzes for real."""
 

@@ -3,8 +3,8 @@ errors and numbers (bit for bit), computed on the cluster with the local engine 
 :mod:`rankwise.spark.driver`).
 
 PySpark is an optional extra: ``pip install '.[spark]'`` in a rankwise checkout (pyspark, pyarrow and pandas, which
-PySpark's Arrow functions need); Spark needs a Java runtime. Executors need rankwise installed too (see the README's
-Spark section).
+PySpark's Arrow functions need); Spark needs a Java runtime. Executors need rankwise installed too (see "On a cluster"
+in docs/how-to/spark.md).
 """
 
 from __future__ import annotations
