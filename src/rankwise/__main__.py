@@ -1,5 +1,28 @@
-"""``python -m rankwise``: the command line."""
+"""``python -m rankwise`` and the ``rankwise`` command: the command line.
 
-from .cli import main
+``rankwise trec_eval ...`` goes straight to the drop-in (:func:`rankwise.trec_eval.command.drop_in`), without
+importing click or the other commands: trec_eval is run once per run file in a loop, and its start-up counts (issue
+#22). Every other command goes through :mod:`rankwise.cli`; ``rankwise.cli``'s ``trec_eval`` command calls the same
+function.
+"""
 
-main()
+from __future__ import annotations
+
+import os
+import sys
+
+
+def run() -> None:
+    """The ``rankwise`` entry point: the command line on ``sys.argv``."""
+    if sys.argv[1:2] == ["trec_eval"]:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as rankwise.cli.load_command does for it
+        from .trec_eval.command import drop_in
+
+        sys.exit(drop_in(sys.argv[2:], sys.stdout, sys.stderr))
+    from .cli import main
+
+    main()
+
+
+if __name__ == "__main__":
+    run()

@@ -5,6 +5,7 @@ is imported when first used, and a command imports the engine only to evaluate).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -85,3 +86,29 @@ def test_the_public_names_load_on_first_use() -> None:
     assert evaluate is rankwise.evaluate and Comparison.__name__ == "Comparison" and TiePolicy.__name__ == "TiePolicy"
     with pytest.raises(AttributeError, match="no_such_name"):
         rankwise.no_such_name  # noqa: B018
+
+
+@pytest.mark.skipif(NATIVE is None, reason="TREC files are read by polars without the compiled scanner")
+def test_the_drop_in_starts_without_click() -> None:
+    """``rankwise trec_eval`` goes from the entry point to the drop-in without the command-line framework or the
+    other commands (issue #22: its start-up is most of a small evaluation)."""
+    imported = imported_by(["trec_eval", "-m", "map", *EXAMPLES])
+    assert imported.isdisjoint({"click", "rich", "polars"}), sorted(imported & {"click", "rich", "polars"})
+
+
+DROP_IN_CASES = [["-m", "map", "-m", "P.5,10", *EXAMPLES], ["-q", "-m", "all_trec", *EXAMPLES], ["-h"], ["-v"],
+                 ["-c", "-m", "ndcg_cut.10", *EXAMPLES], ["-m", "ndcg_cutt.10", *EXAMPLES], [EXAMPLES[0]],
+                 ["-m", "map", EXAMPLES[0], "missing-run.txt"], ["-R", "prefs", "-m", "map", *EXAMPLES]]  # fmt: skip
+
+
+@pytest.mark.parametrize("argv", DROP_IN_CASES, ids=" ".join)
+def test_the_entry_point_and_the_click_command_agree(argv: list[str]) -> None:
+    """The same bytes on stdout and stderr and the same exit status from ``rankwise trec_eval`` started as a program
+    (the entry point's path, no click) and run as a click command (``rankwise.cli``)."""
+    env = {**os.environ, "COLUMNS": "100"}
+    started = subprocess.run([sys.executable, "-m", "rankwise", "trec_eval", *argv], capture_output=True, env=env)
+    clicked = subprocess.run([sys.executable, "-c", "import sys; from rankwise.cli import main; main()",
+                              "trec_eval", *argv], capture_output=True, env=env)  # fmt: skip
+    assert (started.returncode, started.stdout, started.stderr) == (clicked.returncode, clicked.stdout,
+                                                                    clicked.stderr)  # fmt: skip
+    assert started.returncode in (0, 2) and (started.stdout or started.stderr)

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import RankwiseError
-from ..wording import terminal_width, wrap
+from ..wording import note_lines
 
 
 @contextmanager
@@ -61,10 +61,8 @@ def format_option(formats: Sequence[str], help_text: str) -> Callable[[Callable[
 def echo_notes(notes: list[str]) -> None:
     """Each note as ``rankwise: note: ...`` on stderr: on a terminal, wrapped at its width (later lines indented 4);
     else one line a note, so that a log read with ``grep 'rankwise: note:'`` has every note whole."""
-    width = terminal_width(stream=sys.stderr) if sys.stderr.isatty() else None
-    for note in notes:
-        text = f"rankwise: note: {note}"
-        click.echo(text if width is None else "\n".join(wrap(text, width, "", "    ")), err=True)
+    for line in note_lines(notes, sys.stderr):
+        click.echo(line, err=True)
 
 
 def echo_result(result: Any, output_format: str, per_query: bool, with_runid: bool = False,

@@ -13,12 +13,11 @@ stops the run), an error is one line with exit status 2.
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from ..errors import RankwiseError
-from ..trec_eval.options import parse_options, usage
-from ..wording import terminal_width
-from .common import echo_notes, fail_cleanly
+from ..trec_eval.command import drop_in
 
 
 @click.command(
@@ -28,28 +27,11 @@ from .common import echo_notes, fail_cleanly
     add_help_option=False,
 )
 @click.argument("arguments", nargs=-1, type=click.UNPROCESSED)
-@fail_cleanly
 def trec_eval(arguments: tuple[str, ...]) -> None:
     """trec_eval [-q] [-c] [-n] [-J] [-l N] [-M N] [-N N] [-R FORMAT] [-m MEASURE[.PARAMS]]... QRELS RUN"""
-    options = parse_options(arguments)
-    if options.help:
-        click.echo(usage(terminal_width() - 2), nl=False)
-        return
-    if options.version:
-        from .. import __version__
-
-        click.echo(f"trec_eval version 10.0 (rankwise {__version__})")
-        return
-    if len(options.files) != 2:
-        raise RankwiseError("trec_eval: give the rel_info_file and the results_file (rankwise trec_eval -h)")
-    from ..trec_eval.run import run_trec_eval  # numpy, polars and the pipeline: only for an evaluation
-
-    notes: list[str] = []
-    try:
-        run = run_trec_eval(options, notes)
-    finally:
-        echo_notes(notes)  # those known before an error too, then the error (fail_cleanly)
-    click.echo(run.text, nl=False)
+    status = drop_in(arguments, sys.stdout, sys.stderr)  # as ``rankwise trec_eval`` runs it without click
+    if status:
+        sys.exit(status)
 
 
 __all__ = ["trec_eval"]
