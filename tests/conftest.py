@@ -13,6 +13,26 @@ from click.testing import CliRunner
 
 from rankwise.cli import main
 
+SLOW = (
+    "spark/",  # a Spark job per test (a JVM, Python workers): 150 s of the suite
+    "dialects/test_recbole_beyond.py",  # RecBole's own evaluator in the reference environment, a process per case
+    "dialects/test_dialects_trectools.py",  # trectools on pandas, per measure
+    "recsys/test_recsys_beyond.py",  # MS Recommenders' EASE and popularity models
+    "ltr/test_ltr_readme.py",  # trains the docs' LTR table rows on LightGBM's LambdaRank example
+    "docs/test_docs.py::test_the_code_blocks_of_a_page_run",  # every page's commands, in fresh processes
+    "docs/test_docs.py::test_the_site_builds_strictly",  # mkdocs build --strict
+)
+"""Tests marked ``slow`` (``pytest -m "not slow"`` leaves them out for a quick loop; ``pytest`` runs everything):
+those whose module or test id starts with one of these paths under ``tests/``, and every test that takes a Spark
+session."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        where = item.nodeid.removeprefix("tests/")
+        if where.startswith(SLOW) or "spark" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
 
 def close(a: float | None, b: float | None, *, rel_tol: float = 1e-9, abs_tol: float = 1e-12) -> bool:
     """Two values agree: both undefined (NaN or None), or equal within the tolerances."""
