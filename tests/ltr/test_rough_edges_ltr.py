@@ -76,10 +76,12 @@ def test_neural_progress_shows_every_cutoff_as_lightgbm_does(tmp_path: Path, tra
     args = ["ltr", "train", str(train_file), "--valid", str(valid), "--rounds", "3", "-o", str(tmp_path / "m")]
     result = CliRunner().invoke(main, [*args, "--model", kind, "-p", "device=cpu"])
     assert result.exit_code == 0, result.output
-    *rounds, _summary = result.stderr.splitlines()
+    *rounds, summary = result.stderr.splitlines()
     shown = [dict(part.split("=") for part in line.split("] ", 1)[1].split("  ")) for line in rounds]
     assert [list(values) for values in shown] == [["loss", "ndcg@1", "ndcg@3", "ndcg@5"]] * 3
     ranker = Ranker.load(tmp_path / "m")
+    best = "  ".join(f"{key}={value}" for key, value in shown[ranker.best_iteration - 1].items())
+    assert f"best iteration {ranker.best_iteration} of 3: {best};" in summary  # the summary names every cutoff too
     expected = rankwise_ndcg(synthetic(1), ranker.predict(synthetic(1)))  # the kept epoch's weights
     kept = shown[ranker.best_iteration - 1]
     assert {f"ndcg@{k}": float(kept[f"ndcg@{k}"]) for k in CUTOFFS} == pytest.approx(expected, abs=1e-6)

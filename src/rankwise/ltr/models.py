@@ -597,9 +597,12 @@ def _train_neural(job: _Job) -> Ranker:
     config = _neural_config(job)
     name = f"ndcg@{config.eval_k}"
 
+    reported: dict[int, dict[str, float]] = {}
+
     def report(epoch: int, values: dict[str, float]) -> None:  # every eval_at cutoff, named as LightGBM's
+        reported[epoch] = {key.replace("nDCG@", "ndcg@"): value for key, value in values.items()}
         if job.on_progress is not None:
-            job.on_progress(epoch, {key.replace("nDCG@", "ndcg@"): value for key, value in values.items()})
+            job.on_progress(epoch, reported[epoch])
 
     for data in [d for d in (job.train, job.valid) if d is not None]:
         entry = _first_beyond_float32(data.values)
@@ -613,6 +616,6 @@ def _train_neural(job: _Job) -> Ranker:
         valid_arrays = (job.valid.dense(np.float32), job.valid.labels, job.valid.group_offsets)
     model = train_neural(job.train.dense(np.float32), job.train.labels, job.train.group_offsets, valid=valid_arrays,
                          config=config, report_at=job.eval_at, on_values=report)  # fmt: skip
-    history = [{"loss": h["train_loss"], **({name: h["valid_ndcg"]} if h["valid_ndcg"] is not None else {})}
-               for h in model.history]  # fmt: skip
+    history = [reported.get(h["epoch"]) or {"loss": h["train_loss"], **({name: h["valid_ndcg"]} if h["valid_ndcg"]
+               is not None else {})} for h in model.history]  # fmt: skip  # every cutoff, as the progress lines
     return Ranker(job.kind, job.train.num_features, model, model.best_epoch, dataclasses.asdict(model.config), history)
