@@ -82,7 +82,6 @@ def test_cpu_extras_pull_no_cuda_wheels() -> None:
     machine installs take ``xgboost-cpu`` there (macOS's ``xgboost`` has no CUDA), and only ``gpu`` asks for the CUDA
     builds. Requirements evaluated for each platform with their environment markers."""
     import tomllib
-
     from packaging.requirements import Requirement
 
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
