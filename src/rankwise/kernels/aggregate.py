@@ -65,7 +65,8 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
         return {"values": values, **per_row, ROWS_PER_QUERY: per_query}
     if how == "global":  # a key per counted row, with the catalogue size (see beyond.global_inputs)
         items, sizes, per_query, weight = global_inputs(a, m)
-        return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query, "weight": weight}
+        weighted = {} if weight is None else {"weight": weight}  # per row only where rows weigh differently
+        return {"values": values, "items": items, "size": sizes, ROWS_PER_QUERY: per_query, **weighted}
     if how == "rows":  # SelfInformation(mean=rows): each list's mean weighted by its length
         return {"values": values, "weights": list_length(a, m)}
     if how == "curve":  # RecallAtPrecision(mean=curve): k entries per query

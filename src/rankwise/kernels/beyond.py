@@ -294,13 +294,14 @@ BEYOND_KERNELS: dict[str, Kernel] = {
 # Global measures: inputs per query range, one aggregate
 
 
-def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
     """What a global measure's aggregate needs of these queries (:func:`rankwise.kernels.aggregate.aggregation_inputs`
     names them ``items``, ``size``, ``rows_per_query``, ``weight``): the key of every counted row (rows in the top
     k; for Coverage with count=known only items of the set it divides by), the size with each row (the catalogue size
     or the number of training items, the same for every row; 0 when unused: every input but the values is per row,
     so that query ranges gathered in any order stay aligned), the number of counted rows of each query, and the
-    weight of each counted row (1; Gini with weight=geometric: the exposure p^{r−1} of its rank r)."""
+    weight of each counted row (Gini with weight=geometric: the exposure p^{r−1} of its rank r; None for the other
+    measures, whose rows all weigh 1: ten million ones would be made and gathered for nothing)."""
     rows = in_cutoff(a, m)
     keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
     size = 0
@@ -313,7 +314,7 @@ def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.nd
     keys = item_keys(a)[keep]
     if size >= 2**32:
         raise MeasureError(f"{m}: a catalogue of {size} items is beyond 2^32")
-    weight = np.ones(len(keys))
+    weight = None
     if m.option("weight") == "geometric":
         weight = float(m.get("p")) ** (a.rank[keep] - 1.0)  # type: ignore[arg-type]  # a float with a default
     counted = np.bincount(a.qidx[keep], minlength=a.num_queries)
