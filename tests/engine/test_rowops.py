@@ -58,6 +58,10 @@ def test_group_order_equals_numpy(sizes: list[int], distinct_scores: int, seed: 
     assert np.array_equal(np.diff(offsets), sizes)
     assert np.array_equal(qidx[shuffle][order], np.repeat(np.arange(len(sizes)), sizes))
     assert np.array_equal(sorted_score, score[shuffle][order]) and np.array_equal(sorted_key, key[shuffle][order])
+    for keyed in (key[shuffle], None):  # without scores (none made or moved by the compiled pass): by key alone
+        native, reference = _both(lambda keyed=keyed: rowops.group_order(qidx[shuffle], len(sizes), None, keyed))
+        for a, b in zip(native, reference):
+            assert np.array_equal(a, b)
 
 
 @needs_native

@@ -20,8 +20,12 @@ static inline int before(double score_a, int64_t key_a, double score_b, int64_t 
 /* The key of position i: key[i], or the row itself where there is no key (rows ordered by input position). */
 #define KEY(i) (key != NULL ? key[i] : row[i])
 
+/* The score of position i: score[i], or 0 for every row where there is no score (rows ordered by key alone: no
+ * array of zeros is made, moved or read). */
+#define SCORE(i) (score != NULL ? score[i] : 0.0)
+
 /* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending); key may be NULL
- * (the row is the key). */
+ * (the row is the key), and score NULL (every score 0). */
 static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, int64_t hi) {
     while (hi - lo > 24) { /* quicksort with a median-of-three pivot; the shorter side recursively */
         int64_t mid = lo + (hi - lo) / 2, last = hi - 1;
@@ -29,19 +33,19 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
         for (int i = 0; i < 2; i++)
             for (int j = 0; j < 2 - i; j++) {
                 int64_t x = candidates[j], y = candidates[j + 1];
-                if (before(score[y], KEY(y), score[x], KEY(x))) {
+                if (before(SCORE(y), KEY(y), SCORE(x), KEY(x))) {
                     candidates[j] = y;
                     candidates[j + 1] = x;
                 }
             }
-        double pivot_score = score[candidates[1]];
+        double pivot_score = SCORE(candidates[1]);
         int64_t pivot_key = KEY(candidates[1]);
         int64_t i = lo, j = hi - 1;
         while (i <= j) {
-            while (before(score[i], KEY(i), pivot_score, pivot_key)) i++;
-            while (before(pivot_score, pivot_key, score[j], KEY(j))) j--;
+            while (before(SCORE(i), KEY(i), pivot_score, pivot_key)) i++;
+            while (before(pivot_score, pivot_key, SCORE(j), KEY(j))) j--;
             if (i <= j) {
-                double s = score[i]; score[i] = score[j]; score[j] = s;
+                if (score != NULL) { double s = score[i]; score[i] = score[j]; score[j] = s; }
                 if (key != NULL) { int64_t k = key[i]; key[i] = key[j]; key[j] = k; }
                 int64_t r = row[i]; row[i] = row[j]; row[j] = r;
                 i++;
@@ -57,15 +61,15 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
         }
     }
     for (int64_t i = lo + 1; i < hi; i++) { /* insertion sort for short runs */
-        double s = score[i];
+        double s = SCORE(i);
         int64_t r = row[i], k = key != NULL ? key[i] : r, j = i - 1;
-        while (j >= lo && before(s, k, score[j], KEY(j))) {
-            score[j + 1] = score[j];
+        while (j >= lo && before(s, k, SCORE(j), KEY(j))) {
+            if (score != NULL) score[j + 1] = score[j];
             if (key != NULL) key[j + 1] = key[j];
             row[j + 1] = row[j];
             j--;
         }
-        score[j + 1] = s;
+        if (score != NULL) score[j + 1] = s;
         if (key != NULL) key[j + 1] = k;
         row[j + 1] = r;
     }
@@ -74,7 +78,7 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
 /* Are rows lo..hi-1 already in order (runs written in rank order, rows grouped in input order)? */
 static int in_order(const double *score, const int64_t *key, const int64_t *row, int64_t lo, int64_t hi) {
     for (int64_t i = lo + 1; i < hi; i++)
-        if (before(score[i], KEY(i), score[i - 1], KEY(i - 1))) return 0;
+        if (before(SCORE(i), KEY(i), SCORE(i - 1), KEY(i - 1))) return 0;
     return 1;
 }
 
@@ -132,32 +136,41 @@ static void sort_all(double *score, int64_t *key, int64_t *row, const int64_t *o
  * Rows grouped by query index (0 <= qidx < num_queries, rows of a query in input order: a counting sort), then
  * each query's rows ordered by (score descending, key ascending), the queries split over ``threads`` threads.
  * Writes the row order, the scores and keys in that order, and offsets (num_queries + 1: the rows of query q are
- * offsets[q]..offsets[q+1]-1). key and sorted_key may be None: the rows' input positions are the key. */
+ * offsets[q]..offsets[q+1]-1). key and sorted_key may be None: the rows' input positions are the key; score and
+ * sorted_score may be None: rows ordered by key alone. */
+static int optional_buffer(PyObject *obj, Py_buffer *view, int flags) {
+    return obj == Py_None ? 0 : (PyObject_GetBuffer(obj, view, flags) < 0 ? -1 : 1);
+}
+
 static PyObject *group_order(PyObject *self, PyObject *args) {
-    Py_buffer qidx_v, score_v, key_v = {0}, order_v, sscore_v, skey_v = {0}, offsets_v;
-    PyObject *key_obj, *skey_obj;
+    Py_buffer qidx_v, score_v = {0}, key_v = {0}, order_v, sscore_v = {0}, skey_v = {0}, offsets_v;
+    PyObject *score_obj, *key_obj, *sscore_obj, *skey_obj;
     Py_ssize_t num_queries;
     int threads;
-    if (!PyArg_ParseTuple(args, "y*ny*Ow*w*Ow*i", &qidx_v, &num_queries, &score_v, &key_obj, &order_v, &sscore_v,
+    if (!PyArg_ParseTuple(args, "y*nOOw*OOw*i", &qidx_v, &num_queries, &score_obj, &key_obj, &order_v, &sscore_obj,
                           &skey_obj, &offsets_v, &threads))
         return NULL;
     PyObject *result = NULL;
-    int have_key = key_obj != Py_None && skey_obj != Py_None;
-    if (have_key && (PyObject_GetBuffer(key_obj, &key_v, PyBUF_SIMPLE) < 0 ||
-                     PyObject_GetBuffer(skey_obj, &skey_v, PyBUF_WRITABLE) < 0)) {
-        have_key = -1;
+    int got[4] = {optional_buffer(score_obj, &score_v, PyBUF_SIMPLE), 0, 0, 0};
+    if (got[0] >= 0) got[1] = optional_buffer(sscore_obj, &sscore_v, PyBUF_WRITABLE);
+    if (got[0] >= 0 && got[1] >= 0) got[2] = optional_buffer(key_obj, &key_v, PyBUF_SIMPLE);
+    if (got[0] >= 0 && got[1] >= 0 && got[2] >= 0) got[3] = optional_buffer(skey_obj, &skey_v, PyBUF_WRITABLE);
+    if (got[0] < 0 || got[1] < 0 || got[2] < 0 || got[3] < 0) goto done;
+    if (got[0] != got[1] || got[2] != got[3]) {
+        PyErr_SetString(PyExc_ValueError, "score and sorted_score, key and sorted_key: both given or both None");
         goto done;
     }
+    int have_score = got[0], have_key = got[2];
     Py_ssize_t n = qidx_v.len / 8;
-    if (!check(&qidx_v, 8, n, "qidx") || !check(&score_v, 8, n, "score") ||
+    if (!check(&qidx_v, 8, n, "qidx") || (have_score && (!check(&score_v, 8, n, "score") ||
+                                                         !check(&sscore_v, 8, n, "sorted_score"))) ||
         (have_key && (!check(&key_v, 8, n, "key") || !check(&skey_v, 8, n, "sorted_key"))) ||
-        !check(&order_v, 8, n, "order") || !check(&sscore_v, 8, n, "sorted_score") ||
-        !check(&offsets_v, 8, num_queries + 1, "offsets"))
+        !check(&order_v, 8, n, "order") || !check(&offsets_v, 8, num_queries + 1, "offsets"))
         goto done;
     const int64_t *qidx = qidx_v.buf, *key = have_key ? key_v.buf : NULL;
-    const double *score = score_v.buf;
+    const double *score = have_score ? score_v.buf : NULL;
     int64_t *order = order_v.buf, *skey = have_key ? skey_v.buf : NULL, *offsets = offsets_v.buf;
-    double *sscore = sscore_v.buf;
+    double *sscore = have_score ? sscore_v.buf : NULL;
     for (Py_ssize_t i = 0; i < n; i++)
         if (qidx[i] < 0 || qidx[i] >= num_queries) {
             PyErr_Format(PyExc_ValueError, "qidx[%zd] = %lld is outside 0..%zd", i, (long long)qidx[i],
@@ -177,7 +190,7 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
     for (Py_ssize_t i = 0; i < n; i++) {
         int64_t at = next[qidx[i]]++;
         order[at] = i;
-        sscore[at] = score[i];
+        if (sscore != NULL) sscore[at] = score[i];
         if (skey != NULL) skey[at] = key[i];
     }
     sort_all(sscore, skey, order, offsets, num_queries, threads);
@@ -187,16 +200,11 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
     Py_INCREF(result);
 done:
     PyBuffer_Release(&qidx_v);
-    PyBuffer_Release(&score_v);
-    if (have_key > 0) {
-        PyBuffer_Release(&key_v);
-        PyBuffer_Release(&skey_v);
-    } else if (have_key < 0) {
-        if (key_v.obj != NULL) PyBuffer_Release(&key_v);
-        if (skey_v.obj != NULL) PyBuffer_Release(&skey_v);
-    }
+    if (got[0] > 0) PyBuffer_Release(&score_v);
+    if (got[1] > 0) PyBuffer_Release(&sscore_v);
+    if (got[2] > 0) PyBuffer_Release(&key_v);
+    if (got[3] > 0) PyBuffer_Release(&skey_v);
     PyBuffer_Release(&order_v);
-    PyBuffer_Release(&sscore_v);
     PyBuffer_Release(&offsets_v);
     return result;
 }

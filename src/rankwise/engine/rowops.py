@@ -170,17 +170,22 @@ def group_order(
     """
     n = len(qidx)
     qidx = np.ascontiguousarray(qidx, dtype=np.int64)
-    score = np.zeros(n) if score is None else np.ascontiguousarray(score, dtype=np.float64)
     offsets = np.empty(num_queries + 1, dtype=np.int64)
-    if NATIVE is not None:
-        order, sorted_score = np.empty(n, np.int64), np.empty(n, np.float64)
+    if NATIVE is not None:  # without scores none are made or moved: the zeros returned are never touched (calloc)
+        order = np.empty(n, np.int64)
+        if score is None:
+            in_score, sorted_score = None, np.zeros(n)
+        else:
+            in_score, sorted_score = np.ascontiguousarray(score, dtype=np.float64), np.empty(n, np.float64)
+        out_score = None if score is None else sorted_score
         if key is None:
-            NATIVE.group_order(qidx, num_queries, score, None, order, sorted_score, None, offsets, threads())
+            NATIVE.group_order(qidx, num_queries, in_score, None, order, out_score, None, offsets, threads())
             return order, sorted_score, order, offsets
         key = np.ascontiguousarray(key, dtype=np.int64)
         sorted_key = np.empty(n, np.int64)
-        NATIVE.group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets, threads())
+        NATIVE.group_order(qidx, num_queries, in_score, key, order, out_score, sorted_key, offsets, threads())
         return order, sorted_score, sorted_key, offsets
+    score = np.zeros(n) if score is None else np.ascontiguousarray(score, dtype=np.float64)
     key = np.arange(n, dtype=np.int64) if key is None else np.ascontiguousarray(key, dtype=np.int64)
     order = np.lexsort((key, -score, qidx))
     offsets[0] = 0
