@@ -9,6 +9,7 @@ Syntax: ``NAME[(PARAM=VALUE,...)][@CUTOFF]`` — ``nDCG@10``, ``P(rel=2)@5``, ``
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import cast
 
 from ..errors import MeasureError
@@ -120,6 +121,29 @@ def parse_measures(text: str) -> list[tuple[str, Measure]]:
     if len(set(keys)) < len(keys):  # e.g. recall levels 0.121 and 0.124 both print as iprec_at_recall_0.12
         keys = [str(m) for m in measures]
     return list(zip(keys, measures))
+
+
+def measure_items(measures: object) -> list[object]:
+    """``measures`` as a list of what was asked: one string or :class:`Measure` as a list of it, an iterable as its
+    items (each checked where it is read: :func:`not_a_measure`); anything else a one-line :class:`MeasureError`."""
+    items = [measures] if isinstance(measures, (str, Measure)) else measures
+    if not isinstance(items, Iterable):
+        raise MeasureError(f"measures must be a string, a Measure or a list of them, not {type(items).__name__}")
+    return list(items)
+
+
+def not_a_measure(item: object) -> MeasureError:
+    """The error for an item of a measure list that is neither a string nor a :class:`Measure`."""
+    return MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
+
+
+def distinct_keys(pairs: Iterable[tuple[str, Measure]]) -> list[tuple[str, Measure]]:
+    """``pairs`` (key as written, measure) with each key once; a key that names two different measures refused."""
+    seen: dict[str, Measure] = {}
+    for key, measure in pairs:
+        if seen.setdefault(key, measure) != measure:
+            raise MeasureError(f"{key!r} would name two different measures: {seen[key]} and {measure}")
+    return list(seen.items())
 
 
 def read_peer_name(names: PeerNames, text: str) -> Measure | None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..dialects import Dialect, resolve_dialect
 from ..errors import InputError, MeasureError, RankwiseError
 from ..measures import Measure, parse_measures
-from ..measures.parse import expand_cutoffs
+from ..measures.parse import distinct_keys, expand_cutoffs, measure_items, not_a_measure
 from ..policies import Policies, QuerySet
 
 if TYPE_CHECKING:  # a plan is made without numpy or polars (``rankwise explain`` reads it)
@@ -109,14 +109,8 @@ def resolve_measures(
     ``novelty``) is read as the rankwise measure that library computes (:meth:`Dialect.read_name`), keyed as written.
     """
     ks = check_cutoffs(cutoffs)
-    if measures is None:
-        measures = ["official"]
-    elif isinstance(measures, (str, Measure)):
-        measures = [measures]
-    elif not isinstance(measures, Iterable):
-        raise MeasureError(f"measures must be a string, a Measure or a list of them, not {type(measures).__name__}")
     pairs: list[tuple[str, Measure]] = []
-    for item in measures:
+    for item in measure_items(["official"] if measures is None else measures):
         if isinstance(item, Measure):
             pairs.append((str(item), item))
         elif isinstance(item, str) and dialect is not None and (native := _read_native(dialect, item, ks)) is not None:
@@ -125,17 +119,12 @@ def resolve_measures(
             expanded = expand_cutoffs(item, ks) if ks is not None else None
             pairs.extend(expanded if expanded is not None else parse_measures(item))
         else:
-            raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
+            raise not_a_measure(item)
     if ks is not None:
         pairs = _with_cutoffs(pairs, ks)
     if not pairs:
         raise MeasureError("no measures given")
-    unique: dict[str, Measure] = {}
-    for key, measure in pairs:
-        if unique.get(key, measure) != measure:
-            raise MeasureError(f"{key!r} would name two different measures: {unique[key]} and {measure}")
-        unique[key] = measure
-    return list(unique.items())
+    return distinct_keys(pairs)
 
 
 def check_cutoffs(cutoffs: Iterable[int] | None) -> list[int] | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rankwise.dialects import Dialect, resolve_dialect
 from rankwise.errors import MeasureError
 from rankwise.measures import Measure, parse_measures
+from rankwise.measures.parse import distinct_keys, measure_items, not_a_measure
 from rankwise.measures.spec import ParamValue
 from rankwise.policies import Policies, QuerySet, TiePolicy
 
@@ -125,23 +126,16 @@ def make_tensor_plan(
 
 def _read(measures: MeasureLike | Iterable[MeasureLike], dialect: Dialect | None) -> list[tuple[str, Measure]]:
     """(key as written, measure before the dialect's bindings) for each measure asked."""
-    items = [measures] if isinstance(measures, (str, Measure)) else measures
-    if not isinstance(items, Iterable):
-        raise MeasureError(f"measures must be a string, a Measure or a list of them, not {type(items).__name__}")
     out: list[tuple[str, Measure]] = []
-    for item in items:
+    for item in measure_items(measures):
         if isinstance(item, Measure):
             out.append((str(item), item))
         elif isinstance(item, str):
             native = dialect.read_name(item) if dialect is not None else None
             out.extend([(item, native)] if native is not None else parse_measures(item))
         else:
-            raise MeasureError(f"a measure must be a string or a Measure, not {type(item).__name__}")
-    seen: dict[str, Measure] = {}
-    for key, measure in out:
-        if seen.setdefault(key, measure) != measure:
-            raise MeasureError(f"{key!r} would name two different measures: {seen[key]} and {measure}")
-    return list(seen.items())
+            raise not_a_measure(item)
+    return distinct_keys(out)
 
 
 def check_implemented(key: str, measure: Measure, ties: TiePolicy) -> None:
