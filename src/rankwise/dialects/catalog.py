@@ -29,6 +29,13 @@ SLATE_NDCG = {"gain": "exp2", "universe": "retrieved", "empty": "one"}
 """nDCG of the learning-to-rank libraries (LightGBM, XGBoost, allRank): 2^l − 1 gains, the ideal over the query's
 own rows, a query without a relevant row scoring 1."""
 
+SLATE_POLICIES = {"ties": "input_order", "queries": "intersection"}
+"""The learning-to-rank libraries' policies (LightGBM, XGBoost, allRank): a query's rows in the order given (their
+sorts are stable), only queries with both rows and labels."""
+
+SLATE_AP = {"denom": "min_k_R", "universe": "retrieved", "empty": "one"}
+"""MAP of LightGBM and XGBoost: ÷ min(k, R) over the query's own rows, a query without a relevant row scoring 1."""
+
 DIALECTS: tuple[Dialect, ...] = (
     Dialect(
         "trec_eval",
@@ -182,10 +189,10 @@ DIALECTS: tuple[Dialect, ...] = (
         "microsoft/LightGBM src/metric/rank_metric.hpp, src/metric/dcg_calculator.cpp, src/metric/map_metric.hpp",
         "tests/dialects/test_dialects.py against lightgbm's own ndcg and map metrics (Booster.eval_train on init "
         "scores)",
-        policies={"ties": "input_order", "queries": "intersection"},
+        policies=SLATE_POLICIES,
         bindings={
             "nDCG": SLATE_NDCG,
-            "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
+            "AP": SLATE_AP,
         },
         names=peers.LIGHTGBM,
     ),
@@ -198,10 +205,10 @@ DIALECTS: tuple[Dialect, ...] = (
         "dmlc/xgboost src/metric/rank_metric.cc, src/common/ranking_utils.h",
         "tests/dialects/test_dialects.py against XGBoost's own ndcg@k, map@k and ndcg@k- (Booster.eval on base "
         "margins)",
-        policies={"ties": "input_order", "queries": "intersection"},
+        policies=SLATE_POLICIES,
         bindings={
             "nDCG": SLATE_NDCG,
-            "AP": {"denom": "min_k_R", "universe": "retrieved", "empty": "one"},
+            "AP": SLATE_AP,
         },
         names=peers.XGBOOST,
     ),
@@ -217,7 +224,7 @@ DIALECTS: tuple[Dialect, ...] = (
         "allrank/data/dataset_loading.py:15 PADDED_Y_VALUE = -1",
         "tests/torch/test_torch_allrank.py against allRank's own metrics.py (a checkout's file, loaded with the "
         "installed torch: RANKWISE_ALLRANK_PATH) on random padded slates, and its pinned formulas on hand-made slates",
-        policies={"ties": "input_order", "queries": "intersection"},
+        policies=SLATE_POLICIES,
         bindings={
             "nDCG": SLATE_NDCG,
             "DCG": {"gain": "exp2"},
