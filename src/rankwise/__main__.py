@@ -8,14 +8,12 @@ function.
 
 from __future__ import annotations
 
-import os
 import sys
 
 
 def run() -> None:
     """The ``rankwise`` entry point: the command line on ``sys.argv``."""
     if sys.argv[1:2] == ["trec_eval"]:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as rankwise.cli.load_command does for it
         from .trec_eval.command import drop_in
 
         sys.exit(drop_in(sys.argv[2:], sys.stdout, sys.stderr))

@@ -75,6 +75,13 @@ def fit(text: str, width: int, hang: int = 4) -> str:
     return "\n".join(out)
 
 
+def error_line(exc: BaseException) -> str:
+    """The one line a command prints for a bad input or a file it cannot read: ``rankwise: error: `` and the
+    error's first line (its type's name when it has no message)."""
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return f"rankwise: error: {message}"
+
+
 def note_lines(notes: list[str], stream: TextIO) -> list[str]:
     """Each note as ``rankwise: note: ...`` for ``stream``: on a terminal, wrapped at its width (later lines indented
     4); else one line a note, so that a log read with ``grep 'rankwise: note:'`` has every note whole."""
@@ -83,5 +90,5 @@ def note_lines(notes: list[str], stream: TextIO) -> list[str]:
     return texts if width is None else ["\n".join(wrap(text, width, "", "    ")) for text in texts]
 
 
-__all__ = ["DEFAULT_WIDTH", "MIN_WIDTH", "TORCH_CPU_INDEX", "counted", "fit", "install_hint", "note_lines", "shorten",
-           "terminal_width", "wrap"]
+__all__ = ["DEFAULT_WIDTH", "MIN_WIDTH", "TORCH_CPU_INDEX", "counted", "error_line", "fit", "install_hint",
+           "note_lines", "shorten", "terminal_width", "wrap"]

@@ -33,10 +33,11 @@ SHORT_HELP = {
 ``short_help``; a test checks they agree)."""
 
 
-NO_BLAS_THREADS = ("trec_eval", "evaluate")
+NO_BLAS_THREADS = ("evaluate",)
 """Commands that make no matrix product worth a thread: numpy's OpenBLAS starts none for them. Its threads, started
 when numpy is imported, spin waiting for work before they sleep (OpenBLAS' thread timeout), taking a core from the
-compiled passes' own threads (measured: a sixth of ``rankwise trec_eval``'s samples on 2 cores)."""
+compiled passes' own threads (measured: a sixth of ``rankwise trec_eval``'s samples on 2 cores; the drop-in sets it
+itself, :func:`rankwise.trec_eval.command.drop_in`, however it is started)."""
 
 
 def load_command(name: str) -> click.Command | None:

@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from ..errors import RankwiseError
-from ..wording import note_lines
+from ..wording import error_line, note_lines
 
 
 @contextmanager
@@ -45,8 +45,7 @@ def fail_cleanly(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except (RankwiseError, OSError) as exc:
-            message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            click.echo(f"rankwise: error: {message}", err=True)
+            click.echo(error_line(exc), err=True)
             sys.exit(2)
 
     return wrapper

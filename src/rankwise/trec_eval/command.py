@@ -8,11 +8,13 @@ command calls the same function, so both ways give the same bytes, notes and exi
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Sequence
 from typing import TextIO
 
 from ..errors import RankwiseError
-from ..wording import note_lines, terminal_width
+from ..wording import error_line, note_lines, terminal_width
 from .options import parse_options, usage
 
 
@@ -33,6 +35,8 @@ def drop_in(arguments: Sequence[str], out: TextIO, err: TextIO) -> int:
             return 0
         if len(options.files) != 2:
             raise RankwiseError("trec_eval: give the rel_info_file and the results_file (rankwise trec_eval -h)")
+        if "numpy" not in sys.modules:  # no matrix product here: numpy's OpenBLAS starts no threads to spin idle
+            os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         from .run import run_trec_eval  # numpy and the pipeline: only for an evaluation
 
         try:
@@ -43,8 +47,7 @@ def drop_in(arguments: Sequence[str], out: TextIO, err: TextIO) -> int:
         out.flush()
         return 0
     except (RankwiseError, OSError) as exc:
-        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        _write(err, [f"rankwise: error: {message}"])
+        _write(err, [error_line(exc)])
         return 2
 
 
