@@ -595,8 +595,6 @@ def _train_neural(job: _Job) -> Ranker:
     from .neural import train_neural
 
     config = _neural_config(job)
-    name = f"ndcg@{config.eval_k}"
-
     reported: dict[int, dict[str, float]] = {}
 
     def report(epoch: int, values: dict[str, float]) -> None:  # every eval_at cutoff, named as LightGBM's
@@ -616,6 +614,5 @@ def _train_neural(job: _Job) -> Ranker:
         valid_arrays = (job.valid.dense(np.float32), job.valid.labels, job.valid.group_offsets)
     model = train_neural(job.train.dense(np.float32), job.train.labels, job.train.group_offsets, valid=valid_arrays,
                          config=config, report_at=job.eval_at, on_values=report)  # fmt: skip
-    history = [reported.get(h["epoch"]) or {"loss": h["train_loss"], **({name: h["valid_ndcg"]} if h["valid_ndcg"]
-               is not None else {})} for h in model.history]  # fmt: skip  # every cutoff, as the progress lines
+    history = [reported[h["epoch"]] for h in model.history]  # every epoch reported: its loss and every cutoff
     return Ranker(job.kind, job.train.num_features, model, model.best_epoch, dataclasses.asdict(model.config), history)

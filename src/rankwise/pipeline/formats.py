@@ -117,9 +117,7 @@ def plain_table(headers: Sequence[str], columns: Sequence[Sequence[str]], right:
     ``width``, a table wider than that has its cells of several words (the widest columns first) wrapped at spaces
     onto more lines until it fits; a table that cannot fit so (a column is as narrow as its longest word) is written
     as records: each row's first cell, then its other cells, one ``header: cell`` a line, indented and wrapped."""
-    widths = [
-        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
-    ]
+    widths = _column_widths(headers, columns)
     if width is not None and sum(widths) + 2 * (len(widths) - 1) > width:
         narrowed = _narrowed(headers, columns, widths, width)
         if sum(narrowed) + 2 * (len(widths) - 1) > width:
@@ -183,11 +181,14 @@ def _records(headers: Sequence[str], columns: Sequence[Sequence[str]], width: in
     return lines
 
 
+def _column_widths(headers: Sequence[str], columns: Sequence[Sequence[str]]) -> list[int]:
+    """Each column as wide as its widest cell or its header."""
+    return [max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)]
+
+
 def table_width(headers: Sequence[str], columns: Sequence[Sequence[str]]) -> int:
     """The width :func:`plain_table` would give these cells."""
-    widths = [
-        max(len(header), max((len(cell) for cell in cells), default=0)) for header, cells in zip(headers, columns)
-    ]
+    widths = _column_widths(headers, columns)
     return sum(widths) + 2 * (len(widths) - 1)
 
 
