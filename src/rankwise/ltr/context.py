@@ -163,14 +163,6 @@ def reproducible_attention(device: Any) -> Any:
     return sdpa_kernel(SDPBackend.MATH)
 
 
-def slate_features(rows: Tensor, mask: Tensor) -> Tensor:
-    """``[B, L, features]`` with the real rows ``[N, features]`` (row-major order of ``mask``) at the mask's True
-    places and 0 elsewhere."""
-    torch = require_torch()
-    shape = (*mask.shape, rows.shape[-1])
-    return torch.zeros(shape, dtype=rows.dtype, device=rows.device).masked_scatter(mask[..., None], rows)
-
-
 def slate_chunks(offsets: np.ndarray, budget: int) -> list[tuple[np.ndarray, int]]:
     """The non-empty groups of ``offsets`` in chunks for scoring: groups ordered by size (stable), each chunk
     ``(groups, width)`` with ``len(groups) · width <= budget`` cells (at least one group), ``width`` its longest
@@ -220,5 +212,5 @@ def check_shape(d_model: int, heads: int, blocks: int, ff: int) -> str | None:
     return None
 
 
-__all__ = ["attention_bytes", "build_transformer", "check_shape", "score_slates", "slate_chunks", "slate_features",
-           "transformer_state_shapes"]  # fmt: skip
+__all__ = ["attention_bytes", "build_transformer", "check_shape", "score_slates", "slate_chunks",
+           "transformer_state_shapes"]

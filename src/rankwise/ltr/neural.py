@@ -42,7 +42,6 @@ from .context import (
     describe,
     reproducible_attention,
     score_slates,
-    slate_features,
     transformer_state_shapes,
 )
 from .limits import check_memory
@@ -587,7 +586,7 @@ def _step_function(module: Any, config: NeuralConfig, loss_fn: Callable[..., Any
     attention = partial(reproducible_attention, device) if context else contextlib.nullcontext  # one per step
 
     def step(batch: Any) -> Any:
-        features = slate_features(batch.features, batch.mask) if context and batch.packed else batch.features
+        features = padded(batch.features, batch.mask) if context and batch.packed else batch.features
         with torch.autocast(device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext(), attention():
             scores = _score(module, features, batch.mask if context else None)
         scores = scores.float()

@@ -69,9 +69,12 @@ class Batch(NamedTuple):
 
 
 def padded(values: Tensor, mask: Tensor) -> Tensor:
-    """``[B, L]`` with ``values`` (one per real item, row-major) at the mask's True places and 0 elsewhere."""
+    """``[B, L, ...]`` with ``values`` (one per real item in row-major order of ``mask``: scores ``[N]``, or feature
+    rows ``[N, F]``, their trailing dimensions kept) at the mask's True places and 0 elsewhere."""
     torch = require_torch()
-    return torch.zeros(mask.shape, dtype=values.dtype, device=values.device).masked_scatter(mask, values)
+    extra = tuple(values.shape[1:])
+    wide = mask.reshape(*mask.shape, *(1,) * len(extra))
+    return torch.zeros((*mask.shape, *extra), dtype=values.dtype, device=values.device).masked_scatter(wide, values)
 
 
 def _starts(count: int, batch_groups: int) -> np.ndarray:
