@@ -83,6 +83,90 @@ def test_lookup_equals_numpy(seed: int, num_queries: int) -> None:
 
 
 @needs_native
+@settings(max_examples=150, deadline=None)
+@given(
+    sizes=st.lists(st.integers(0, 40), min_size=1, max_size=12),
+    distinct_scores=st.integers(1, 6),
+    left_out=st.integers(0, 2**12 - 1),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_align_rows_equals_numpy(sizes: list[int], distinct_scores: int, left_out: int, seed: int) -> None:
+    """The fused pass (group, order, look up, rank) equals its numpy definition, with codes mapped to queries out of
+    order, some codes left out (−1) and many tied scores; and each output is what it says: the kept rows, grouped by
+    query, by score descending then input position, each with its doc's judged value and its 1-based rank."""
+    rng = np.random.default_rng(seed)
+    num_codes = len(sizes)
+    kept = [c for c in range(num_codes) if not left_out >> c & 1]
+    code_query = np.full(num_codes, -1, dtype=np.int64)
+    code_query[rng.permutation(kept).astype(np.int64)] = np.arange(len(kept))
+    code = rng.permutation(np.repeat(np.arange(num_codes), sizes)).astype(np.int64)
+    score = rng.integers(0, distinct_scores, len(code)).astype(np.float64) / 3
+    doc = rng.integers(0, 30, len(code)).astype(np.int64)
+    judged = [np.sort(rng.choice(30, int(rng.integers(0, 10)), replace=False)) for _ in kept]
+    judged_offsets = np.concatenate(([0], np.cumsum([len(j) for j in judged]))).astype(np.int64)
+    judged_doc = np.concatenate([np.zeros(0), *judged]).astype(np.int64)
+    judged_value = rng.integers(0, 4, len(judged_doc)).astype(np.int64)
+    native, reference = _both(lambda: rowops.align_rows(code, code_query, score, doc, judged_offsets, judged_doc,
+                                                        judged_value, UNJUDGED))  # fmt: skip
+    for a, b in zip(native, reference):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+    sorted_score, sorted_doc, value, query, rank, offsets = native
+    query_of_row = code_query[code]
+    expected = np.lexsort((np.arange(len(code)), -score, query_of_row))
+    expected = expected[query_of_row[expected] >= 0]
+    assert np.array_equal(sorted_score, score[expected]) and np.array_equal(sorted_doc, doc[expected])
+    assert np.array_equal(query, query_of_row[expected])
+    assert np.array_equal(offsets, np.concatenate(([0], np.cumsum(np.bincount(query, minlength=len(kept))))))
+    assert np.array_equal(rank, np.arange(len(query)) - offsets[query] + 1)
+    values = [dict(zip(judged[q].tolist(), judged_value[judged_offsets[q]:judged_offsets[q + 1]].tolist()))
+              for q in range(len(kept))]  # fmt: skip
+    assert value.tolist() == [values[q].get(d, UNJUDGED) for q, d in zip(query.tolist(), sorted_doc.tolist())]
+
+
+@needs_native
+def test_align_rows_on_several_threads_equals_one() -> None:
+    """Above 2 M rows the fused pass counts, places and ranks on several threads: the same arrays as one thread."""
+    rng = np.random.default_rng(11)
+    n, num_codes = 2_200_000, 30_000
+    code = rng.integers(0, num_codes, n).astype(np.int64)
+    code_query = np.where(rng.random(num_codes) < 0.9, 0, -1)
+    code_query[code_query == 0] = rng.permutation(int((code_query == 0).sum()))
+    num_queries = int(code_query.max()) + 1
+    judged_offsets = np.arange(0, 3 * num_queries + 1, 3, dtype=np.int64)
+    judged_doc = np.sort(rng.integers(0, 500, (num_queries, 3)), axis=1).ravel()
+    args = (code, code_query, rng.integers(0, 4, n).astype(np.float64), rng.integers(0, 500, n), judged_offsets,
+            judged_doc, np.arange(len(judged_doc)), -1)  # fmt: skip
+    results = []
+    for count in ("1", "2", "3"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", count)
+            results.append(rowops.align_rows(*args))
+    assert all(all(np.array_equal(a, b) for a, b in zip(results[0], other)) for other in results[1:])
+    with pytest.raises(ValueError, match="outside code_query"):
+        rowops.align_rows(code + num_codes, *args[1:])
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=12), seed=st.integers(0, 2**32 - 1),
+       kind=st.sampled_from(["float", "bool", "int"]), masked=st.booleans())  # fmt: skip
+def test_segment_sums_are_bincounts_bit_for_bit(sizes: list[int], seed: int, kind: str, masked: bool) -> None:
+    """Per-query sums of rows grouped by query (empty queries among them) equal numpy's bincount over each row's
+    query bit for bit: the same numbers added in the same order, on either path."""
+    rng = np.random.default_rng(seed)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    n = int(offsets[-1])
+    values = {"float": rng.standard_normal(n) * 10.0 ** rng.integers(-8, 8, n), "bool": rng.random(n) < 0.5,
+              "int": rng.integers(-5, 5, n)}[kind]  # fmt: skip
+    mask = rng.random(n) < 0.6 if masked else None
+    query = np.repeat(np.arange(len(sizes)), sizes)
+    keep = np.ones(n, dtype=bool) if mask is None else mask
+    expected = np.bincount(query[keep], weights=values[keep], minlength=len(sizes))
+    native, reference = _both(lambda: rowops.segment_sums(values, offsets, mask))
+    assert native.tobytes() == expected.tobytes() and reference.tobytes() == expected.tobytes()
+
+
+@needs_native
 def test_grouping_counted_on_several_threads_keeps_input_order() -> None:
     """Above 2 M rows the counting sort by query runs on several threads (each counts and places a range of rows):
     the same order as one thread and as numpy (query, score descending, then input position)."""

@@ -25,8 +25,8 @@ static inline int before(double score_a, int64_t key_a, double score_b, int64_t 
 #define SCORE(i) (score != NULL ? score[i] : 0.0)
 
 /* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending); key may be NULL
- * (the row is the key), and score NULL (every score 0). */
-static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, int64_t hi) {
+ * (the row is the key), and score NULL (every score 0); ``carry`` (or NULL) is moved with them. */
+static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t *carry, int64_t lo, int64_t hi) {
     while (hi - lo > 24) { /* quicksort with a median-of-three pivot; the shorter side recursively */
         int64_t mid = lo + (hi - lo) / 2, last = hi - 1;
         int64_t candidates[3] = {lo, mid, last};
@@ -47,30 +47,33 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, 
             if (i <= j) {
                 if (score != NULL) { double s = score[i]; score[i] = score[j]; score[j] = s; }
                 if (key != NULL) { int64_t k = key[i]; key[i] = key[j]; key[j] = k; }
+                if (carry != NULL) { int64_t c = carry[i]; carry[i] = carry[j]; carry[j] = c; }
                 int64_t r = row[i]; row[i] = row[j]; row[j] = r;
                 i++;
                 j--;
             }
         }
         if (j + 1 - lo < hi - i) {
-            sort_segment(score, key, row, lo, j + 1);
+            sort_segment(score, key, row, carry, lo, j + 1);
             lo = i;
         } else {
-            sort_segment(score, key, row, i, hi);
+            sort_segment(score, key, row, carry, i, hi);
             hi = j + 1;
         }
     }
     for (int64_t i = lo + 1; i < hi; i++) { /* insertion sort for short runs */
         double s = SCORE(i);
-        int64_t r = row[i], k = key != NULL ? key[i] : r, j = i - 1;
+        int64_t r = row[i], k = key != NULL ? key[i] : r, c = carry != NULL ? carry[i] : 0, j = i - 1;
         while (j >= lo && before(s, k, SCORE(j), KEY(j))) {
             if (score != NULL) score[j + 1] = score[j];
             if (key != NULL) key[j + 1] = key[j];
+            if (carry != NULL) carry[j + 1] = carry[j];
             row[j + 1] = row[j];
             j--;
         }
         if (score != NULL) score[j + 1] = s;
         if (key != NULL) key[j + 1] = k;
+        if (carry != NULL) carry[j + 1] = c;
         row[j + 1] = r;
     }
 }
@@ -105,7 +108,7 @@ static void *sort_queries(void *arg) {
     int64_t *key = t->key, *row = t->row;
     for (int64_t q = t->first; q < t->last; q++)
         if (!in_order(score, key, row, t->offsets[q], t->offsets[q + 1]))
-            sort_segment(score, key, row, t->offsets[q], t->offsets[q + 1]);
+            sort_segment(score, key, row, NULL, t->offsets[q], t->offsets[q + 1]);
     return NULL;
 }
 
@@ -131,10 +134,35 @@ static void sort_all(double *score, int64_t *key, int64_t *row, const int64_t *o
     run_all(sort_queries, tasks, sizeof(SortTask), threads);
 }
 
+/* group_order's placing pass (see count_tasks in _threads.h): each row at its task's next position in its query. */
+typedef struct {
+    const CountTask *c;
+    const double *score;
+    const int64_t *key;
+    int64_t *order;
+    double *sscore;
+    int64_t *skey;
+} GroupPlace;
+
+static void *group_place(void *arg) {
+    GroupPlace *t = arg;
+    const CountTask *c = t->c;
+    const int64_t *qidx = c->key;
+    int64_t *next = c->count;
+    for (int64_t i = c->begin; i < c->end; i++) {
+        int64_t at = next[qidx[i]]++;
+        t->order[at] = i;
+        if (t->sscore != NULL) t->sscore[at] = t->score[i];
+        if (t->skey != NULL) t->skey[at] = t->key[i];
+    }
+    return NULL;
+}
+
 /* group_order(qidx, num_queries, score, key, order, sorted_score, sorted_key, offsets, threads)
  *
- * Rows grouped by query index (0 <= qidx < num_queries, rows of a query in input order: a counting sort), then
- * each query's rows ordered by (score descending, key ascending), the queries split over ``threads`` threads.
+ * Rows grouped by query index (0 <= qidx < num_queries, rows of a query in input order: a counting sort on every
+ * core), then each query's rows ordered by (score descending, key ascending), the queries split over ``threads``
+ * threads.
  * Writes the row order, the scores and keys in that order, and offsets (num_queries + 1: the rows of query q are
  * offsets[q]..offsets[q+1]-1). key and sorted_key may be None: the rows' input positions are the key; score and
  * sorted_score may be None: rows ordered by key alone. */
@@ -171,31 +199,33 @@ static PyObject *group_order(PyObject *self, PyObject *args) {
     const double *score = have_score ? score_v.buf : NULL;
     int64_t *order = order_v.buf, *skey = have_key ? skey_v.buf : NULL, *offsets = offsets_v.buf;
     double *sscore = have_score ? sscore_v.buf : NULL;
-    for (Py_ssize_t i = 0; i < n; i++)
-        if (qidx[i] < 0 || qidx[i] >= num_queries) {
-            PyErr_Format(PyExc_ValueError, "qidx[%zd] = %lld is outside 0..%zd", i, (long long)qidx[i],
-                         num_queries - 1);
-            goto done;
-        }
-    int64_t *next = malloc(sizeof(int64_t) * (num_queries + 1));
-    if (next == NULL) {
+    int parts = tasks_for_rows(threads, n), ok;
+    int64_t *counts = calloc((size_t)parts * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
+    if (counts == NULL) {
         PyErr_NoMemory();
         goto done;
     }
     Py_BEGIN_ALLOW_THREADS
-    memset(offsets, 0, sizeof(int64_t) * (num_queries + 1));
-    for (Py_ssize_t i = 0; i < n; i++) offsets[qidx[i] + 1]++;
-    for (Py_ssize_t q = 0; q < num_queries; q++) offsets[q + 1] += offsets[q];
-    memcpy(next, offsets, sizeof(int64_t) * (num_queries + 1));
-    for (Py_ssize_t i = 0; i < n; i++) {
-        int64_t at = next[qidx[i]]++;
-        order[at] = i;
-        if (sscore != NULL) sscore[at] = score[i];
-        if (skey != NULL) skey[at] = key[i];
+    CountTask sorts[MAX_THREADS];
+    ok = count_tasks(sorts, parts, qidx, NULL, 0, 0, n, num_queries, counts);
+    if (ok) {
+        first_positions(sorts, parts, num_queries, offsets);
+        GroupPlace places[MAX_THREADS];
+        for (int t = 0; t < parts; t++) places[t] = (GroupPlace){&sorts[t], score, key, order, sscore, skey};
+        run_all(group_place, places, sizeof(GroupPlace), parts);
+        sort_all(sscore, skey, order, offsets, num_queries, threads);
     }
-    sort_all(sscore, skey, order, offsets, num_queries, threads);
     Py_END_ALLOW_THREADS
-    free(next);
+    free(counts);
+    if (!ok) {
+        for (Py_ssize_t i = 0; i < n; i++)
+            if (qidx[i] < 0 || qidx[i] >= num_queries) {
+                PyErr_Format(PyExc_ValueError, "qidx[%zd] = %lld is outside 0..%zd", i, (long long)qidx[i],
+                             num_queries - 1);
+                break;
+            }
+        goto done;
+    }
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -214,19 +244,18 @@ typedef struct {
     int64_t missing, *out, first, last; /* rows first..last-1 */
 } LookupTask;
 
+/* The value of doc d among judgments lo..hi-1 (their docs ascending: a binary search), or ``missing``. */
+static inline int64_t judged_value(const int64_t *jdoc, const int64_t *jvalue, int64_t lo, int64_t hi, int64_t d,
+                                   int64_t missing) {
+    int64_t at = lower_bound(jdoc, lo, hi, d);
+    return (at < hi && jdoc[at] == d) ? jvalue[at] : missing;
+}
+
 static void *lookup_rows(void *arg) {
     LookupTask *t = arg;
-    for (int64_t i = t->first; i < t->last; i++) {
-        int64_t lo = t->offsets[t->qidx[i]], hi = t->offsets[t->qidx[i] + 1], end = hi, d = t->doc[i];
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            if (t->jdoc[mid] < d)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        t->out[i] = (lo < end && t->jdoc[lo] == d) ? t->jvalue[lo] : t->missing;
-    }
+    for (int64_t i = t->first; i < t->last; i++)
+        t->out[i] = judged_value(t->jdoc, t->jvalue, t->offsets[t->qidx[i]], t->offsets[t->qidx[i] + 1], t->doc[i],
+                                 t->missing);
     return NULL;
 }
 
@@ -276,6 +305,126 @@ done:
     PyBuffer_Release(&jdoc_v);
     PyBuffer_Release(&jvalue_v);
     PyBuffer_Release(&out_v);
+    return result;
+}
+
+/* align_rows: rows grouped by query on every core (a counting sort), each query's rows ordered, and every row's
+ * judged value looked up, in one pass over each query while its rows are in cache. */
+typedef struct {
+    const CountTask *c;
+    const double *score;
+    const int64_t *doc;
+    int64_t *row, *sdoc;
+    double *sscore;
+} AlignPlace;
+
+static void *align_place(void *arg) {
+    AlignPlace *t = arg;
+    const CountTask *c = t->c;
+    int64_t *next = c->count;
+    for (int64_t i = c->begin; i < c->end; i++) {
+        int64_t k = group_of(c, i);
+        if (k < 0) continue;
+        int64_t at = next[k]++;
+        t->row[at] = i;
+        t->sscore[at] = t->score[i];
+        t->sdoc[at] = t->doc[i];
+    }
+    return NULL;
+}
+
+typedef struct {
+    double *sscore;
+    int64_t *row, *sdoc, *value, *query, *rank;
+    const int64_t *offsets, *joffsets, *jdoc, *jvalue;
+    int64_t missing, first, last; /* queries first..last-1 */
+} AlignQueries;
+
+static void *align_queries(void *arg) {
+    AlignQueries *t = arg;
+    for (int64_t q = t->first; q < t->last; q++) {
+        int64_t lo = t->offsets[q], hi = t->offsets[q + 1], jlo = t->joffsets[q], jhi = t->joffsets[q + 1];
+        if (!in_order(t->sscore, NULL, t->row, lo, hi)) sort_segment(t->sscore, NULL, t->row, t->sdoc, lo, hi);
+        for (int64_t i = lo; i < hi; i++) {
+            t->query[i] = q;
+            t->rank[i] = i - lo + 1;
+            t->value[i] = judged_value(t->jdoc, t->jvalue, jlo, jhi, t->sdoc[i], t->missing);
+        }
+    }
+    return NULL;
+}
+
+/* align_rows(code, code_query, score, doc, judged_offsets, judged_doc, judged_value, missing,
+ *            sorted_score, sorted_doc, value, row_query, rank, offsets, threads) -> rows kept
+ *
+ * Row i belongs to query code_query[code[i]] (-1: the row is left out), of num_queries = len(offsets) - 1. The kept
+ * rows grouped by query (in input order: a counting sort), each query's rows ordered by (score descending, input
+ * position ascending), and written in that order: their scores, docs, the value of their doc among their query's
+ * judgments (judged_doc[judged_offsets[q]..judged_offsets[q+1]-1], ascending; ``missing`` where absent), their
+ * query and their rank (1-based); offsets as group_order's. Outputs hold len(code) rows, the first ``rows kept``
+ * written. The same as group_order, a gather of the docs, lookup and the ranks (rankwise.rowops.align_rows). */
+static PyObject *align_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer v[14];
+    long long missing;
+    int requested, got = 0;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*Lw*w*w*w*w*w*i", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                          &missing, &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &requested))
+        return NULL;
+    got = 13;
+    PyObject *result = NULL;
+    Py_ssize_t n = v[0].len / 8, num_codes = v[1].len / 8, num_queries = v[12].len / 8 - 1, m = v[5].len / 8;
+    if (num_queries < 0 || !check(&v[0], 8, n, "code") || !check(&v[1], 8, num_codes, "code_query") ||
+        !check(&v[2], 8, n, "score") || !check(&v[3], 8, n, "doc") ||
+        !check(&v[4], 8, num_queries + 1, "judged_offsets") || !check(&v[5], 8, m, "judged_doc") ||
+        !check(&v[6], 8, m, "judged_value"))
+        goto done;
+    for (int i = 7; i < 12; i++)
+        if (!check(&v[i], 8, n, "sorted_score, sorted_doc, value, row_query and rank")) goto done;
+    const int64_t *joffsets = v[4].buf;
+    if (joffsets[0] != 0 || joffsets[num_queries] != m) {
+        PyErr_SetString(PyExc_ValueError, "judged_offsets must run from 0 to len(judged_doc)");
+        goto done;
+    }
+    int64_t *offsets = v[12].buf;
+    int parts = tasks_for_rows(requested, n);
+    int64_t *counts = calloc((size_t)parts * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
+    int64_t *row = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (counts == NULL || row == NULL) {
+        free(counts);
+        free(row);
+        PyErr_NoMemory();
+        goto done;
+    }
+    int ok;
+    Py_BEGIN_ALLOW_THREADS
+    CountTask sorts[MAX_THREADS];
+    ok = count_tasks(sorts, parts, v[0].buf, v[1].buf, num_codes, 0, n, num_queries, counts);
+    if (ok) {
+        first_positions(sorts, parts, num_queries, offsets);
+        AlignPlace places[MAX_THREADS];
+        for (int t = 0; t < parts; t++)
+            places[t] = (AlignPlace){&sorts[t], v[2].buf, v[3].buf, row, v[8].buf, v[7].buf};
+        run_all(align_place, places, sizeof(AlignPlace), parts);
+        int threads = thread_count(requested, offsets[num_queries]);
+        AlignQueries tasks[MAX_THREADS];
+        for (int t = 0; t < threads; t++)
+            tasks[t] = (AlignQueries){v[7].buf, row, v[8].buf, v[9].buf, v[10].buf, v[11].buf, offsets, joffsets,
+                                      v[5].buf, v[6].buf, (int64_t)missing,
+                                      range_start(offsets, num_queries, t, threads),
+                                      range_start(offsets, num_queries, t + 1, threads)};
+        run_all(align_queries, tasks, sizeof(AlignQueries), threads);
+    }
+    Py_END_ALLOW_THREADS
+    free(counts);
+    free(row);
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a code or its query lies outside code_query or the queries");
+        goto done;
+    }
+    result = PyLong_FromLongLong((long long)offsets[num_queries]);
+done:
+    for (int i = 0; i < got; i++) PyBuffer_Release(&v[i]);
     return result;
 }
 
@@ -346,9 +495,75 @@ done:
     return result;
 }
 
+/* segment_sums(values, offsets, mask, out, threads)
+ *
+ * out[q] = the sum of values[offsets[q]..offsets[q+1]-1] (where mask, when mask is not None), added one row after
+ * the other in row order: numpy's bincount over rows grouped by query adds the same numbers in the same order, so
+ * the sums are bit-identical to it. values: float64 or bool (1 byte); mask: bool (1 byte). Queries split over
+ * ``threads`` threads. */
+typedef struct {
+    const double *values;
+    const uint8_t *flags, *mask;
+    const int64_t *offsets;
+    double *out;
+    int64_t first, last;
+} SumTask;
+
+static void *sum_segments(void *arg) {
+    SumTask *t = arg;
+    for (int64_t q = t->first; q < t->last; q++) {
+        double total = 0.0;
+        for (int64_t i = t->offsets[q]; i < t->offsets[q + 1]; i++)
+            if (t->mask == NULL || t->mask[i]) total += t->values != NULL ? t->values[i] : (double)(t->flags[i] != 0);
+        t->out[q] = total;
+    }
+    return NULL;
+}
+
+static PyObject *segment_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer values_v, offsets_v, out_v, mask_v = {0};
+    PyObject *mask_obj;
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*y*Ow*i", &values_v, &offsets_v, &mask_obj, &out_v, &requested)) return NULL;
+    PyObject *result = NULL;
+    int have_mask = optional_buffer(mask_obj, &mask_v, PyBUF_SIMPLE);
+    if (have_mask < 0) goto done;
+    Py_ssize_t num_queries = out_v.len / 8;
+    if (!check(&out_v, 8, num_queries, "out") || !check(&offsets_v, 8, num_queries + 1, "offsets")) goto done;
+    const int64_t *offsets = offsets_v.buf;
+    Py_ssize_t n = offsets[num_queries];
+    int flags = values_v.itemsize == 1;
+    if (!check(&values_v, flags ? 1 : 8, n, "values") || (have_mask && !check(&mask_v, 1, n, "mask"))) goto done;
+    for (Py_ssize_t q = 0; q < num_queries; q++)
+        if (offsets[0] != 0 || offsets[q + 1] < offsets[q]) {
+            PyErr_SetString(PyExc_ValueError, "offsets must rise from 0");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    int threads = thread_count(requested, n);
+    SumTask tasks[MAX_THREADS];
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (SumTask){flags ? NULL : values_v.buf, flags ? values_v.buf : NULL, have_mask ? mask_v.buf : NULL,
+                             offsets, out_v.buf, range_start(offsets, num_queries, t, threads),
+                             range_start(offsets, num_queries, t + 1, threads)};
+    run_all(sum_segments, tasks, sizeof(SumTask), threads);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&values_v);
+    PyBuffer_Release(&offsets_v);
+    PyBuffer_Release(&out_v);
+    if (have_mask > 0) PyBuffer_Release(&mask_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
+    {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
+    {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},
     {NULL, NULL, 0, NULL},
 };

@@ -24,7 +24,7 @@ from ..errors import InputError
 from ..io.scan import ScannedIds
 from ..io.table import DOCID, QID, Table
 from ..policies import Policies, QuerySet, ScorePrecision, TiePolicy
-from .rowops import group_order, id_codes, lookup, run_starts, text_order, text_order_codes
+from .rowops import align_rows, group_order, id_codes, run_starts, segment_sums, text_order, text_order_codes
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -101,10 +101,9 @@ class Aligned:
         return len(self.query_ids)
 
     def per_query_sum(self, values: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
-        """Σ values over each query's run rows (optionally only rows where ``mask``)."""
-        qidx = self.qidx if mask is None else self.qidx[mask]
-        weights = values if mask is None else values[mask]
-        return np.bincount(qidx, weights=weights, minlength=self.num_queries).astype(np.float64)
+        """Σ values over each query's run rows (optionally only rows where ``mask``), in row order
+        (:func:`.rowops.segment_sums`)."""
+        return segment_sums(values, self.offsets, mask)
 
     def tie_mean(self, values: np.ndarray) -> np.ndarray:
         """Each row's value replaced by the mean over its tie group (identity unless ``ties=average``).
@@ -152,26 +151,26 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
     return tuple(ids.cast(pl.String).to_list())
 
 
-def _order_ties(
-    order: np.ndarray, qidx: np.ndarray, score: np.ndarray, doc_code: np.ndarray, doc_text: DocText, ties: TiePolicy
-) -> np.ndarray:
-    """``order`` (rows grouped by query, by score descending, equal scores in input order) with each group of equal
-    (query, score) rows put in doc-id order under ``ties``; ``doc_text(codes)`` names the docs of ``doc_code``. Only
-    the tied rows' ids are ranked, once per distinct id."""
+def _tie_order(
+    qidx: np.ndarray, score: np.ndarray, doc: np.ndarray, doc_text: DocText, ties: TiePolicy
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Rows ranked by score descending, equal scores in input order, put in doc-id order under ``ties``: the rows
+    of every group of equal (query, score) rows and the order to read them in, ``(rows, rows[within])`` (None when
+    no score is tied); ``doc_text(codes)`` names the docs of ``doc``. Only the tied rows' ids are ranked, once per
+    distinct id."""
     starts = run_starts(qidx, score)
     tied_with_next = ~starts[1:]
     if not tied_with_next.any():
-        return order
+        return None
     in_group = np.zeros(len(qidx), dtype=bool)
     in_group[1:] |= tied_with_next
     in_group[:-1] |= tied_with_next
     rows = np.flatnonzero(in_group)
     group = np.cumsum(starts)[rows]
     group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
-    present, local = np.unique(doc_code[order[rows]], return_inverse=True)
+    present, local = np.unique(doc[rows], return_inverse=True)
     within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_text(present))[local])
-    order[rows] = order[rows][within]
-    return order
+    return rows, within
 
 
 def _tie_rank(ties: TiePolicy, ids: pl.Series | list[str]) -> np.ndarray:
@@ -239,7 +238,8 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
 
     Ids are coded once (:mod:`.rowops`: integers stay integers, no per-row text); query order and every id
     reported are the ids' text. Rows are grouped by query and ordered by score in one pass, groups of tied scores
-    then by doc id under the tie policy (:func:`_order_ties`), and grades looked up by doc code within each query.
+    then by doc id under the tie policy (:func:`_tie_order`), and grades looked up by doc code within each query
+    (:func:`.rowops.align_rows`: one compiled pass).
     Raises
     :class:`InputError` when no query is left to evaluate (e.g. run and qrels share no query), unless
     ``allow_empty`` (one partition of a larger evaluation may hold none).
@@ -258,27 +258,25 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
     if num_queries == 0 and not allow_empty:
         _refuse_nothing_to_evaluate(qrels, run, policies, sets)
     query_index = np.where(evaluated, np.cumsum(evaluated) - 1, -1)
-    run_doc, qrels_doc = coded.run_doc, coded.qrels_doc
     score = run.values()
     if policies.scores is ScorePrecision.FLOAT32:
         score = score.astype(np.float32).astype(np.float64)
-    qidx = query_index[coded.run_query_at][coded.run_query]
-    if num_queries < len(query_ids):
-        keep = qidx >= 0
-        qidx, score, run_doc = qidx[keep], score[keep], run_doc[keep]
-    order, score, _, offsets = group_order(qidx, num_queries, score, None)
-    qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
-    if policies.ties is not TiePolicy.INPUT_ORDER:
-        order = _order_ties(order, qidx, score, run_doc, coded.doc_text, policies.ties)
     judged_qidx = query_index[qrels_query]
     judged = judged_qidx >= 0
-    by_doc, judged_doc, judged_offsets = judgments_by_doc(judged_qidx[judged], qrels_doc[judged], num_queries)
+    by_doc, judged_doc, judged_offsets = judgments_by_doc(judged_qidx[judged], coded.qrels_doc[judged], num_queries)
     qrel_grade = qrels_grade[judged][by_doc]
     qrel_qidx = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(judged_offsets))
-    doc = run_doc[order]
-    grade = _grades_of(qidx, doc, judged_offsets, judged_doc, qrel_grade)
-    del order, run_doc
-    rank = np.arange(len(qidx), dtype=np.int64) - offsets[qidx] + 1
+    real = qrel_grade.dtype.kind == "f"  # real grades are looked up by their position among the judgments
+    score, doc, found, qidx, rank, offsets = align_rows(
+        coded.run_query, query_index[coded.run_query_at], score, coded.run_doc, judged_offsets, judged_doc,
+        np.arange(len(qrel_grade), dtype=np.int64) if real else qrel_grade, -1 if real else UNJUDGED,
+    )  # fmt: skip
+    if policies.ties is not TiePolicy.INPUT_ORDER:
+        tied = _tie_order(qidx, score, doc, coded.doc_text, policies.ties)
+        if tied is not None:
+            rows, within = tied
+            doc[rows], found[rows] = doc[rows][within], found[rows][within]
+    grade = _real_grades(found, qrel_grade) if real else found
     truncated = 0
     if policies.depth is not None and len(rank) and rank.max() > policies.depth:
         keep = rank <= policies.depth
@@ -486,16 +484,11 @@ def _some(ids: pl.Series) -> str:
     return f"{ids.len()} {'query' if ids.len() == 1 else 'queries'}, e.g. {_text(ids[:1])[0]!r}"
 
 
-def _grades_of(
-    qidx: np.ndarray, doc: np.ndarray, judged_offsets: np.ndarray, judged_doc: np.ndarray, qrel_grade: np.ndarray
-) -> np.ndarray:
-    """Each run row's judged grade, :data:`UNJUDGED` when it has none. Integer grades are looked up directly; real
-    grades (float64) through their position among the judgments, so an unjudged row is UNJUDGED as a float
-    (−2^63, exact in float64: ``grade == UNJUDGED`` and ``grade >= rel`` read the same for both)."""
-    if qrel_grade.dtype.kind != "f":
-        return lookup(qidx, doc, judged_offsets, judged_doc, qrel_grade, UNJUDGED)
-    at = lookup(qidx, doc, judged_offsets, judged_doc, np.arange(len(qrel_grade), dtype=np.int64), -1)
-    return np.where(at >= 0, qrel_grade[np.maximum(at, 0)] if len(qrel_grade) else 0.0, float(UNJUDGED))
+def _real_grades(found: np.ndarray, qrel_grade: np.ndarray) -> np.ndarray:
+    """Each run row's real grade from its judgment's position ``found`` (−1: unjudged), :data:`UNJUDGED` as a float
+    where it has none (−2^63, exact in float64: ``grade == UNJUDGED`` and ``grade >= rel`` read the same as for
+    integer grades)."""
+    return np.where(found >= 0, qrel_grade[np.maximum(found, 0)] if len(qrel_grade) else 0.0, float(UNJUDGED))
 
 
 def judgments_by_doc(qidx: np.ndarray, doc: np.ndarray, num_queries: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -226,6 +226,69 @@ def lookup(
     return out
 
 
+def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Σ ``values`` over each query's rows ``offsets[q]:offsets[q+1]`` (only rows where ``mask``), as float64.
+
+    numpy: ``np.bincount(query, weights=values)`` with each row's query; compiled: one pass per query, adding the
+    rows in row order as bincount does (so the sums are bit-identical), queries split over :func:`threads`
+    threads. Values may be bool (counted as 1).
+    """
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    num_queries = len(offsets) - 1
+    if values.dtype != np.bool_:
+        values = np.ascontiguousarray(values, dtype=np.float64)
+    if NATIVE is not None:
+        out = np.empty(num_queries, dtype=np.float64)
+        flags = None if mask is None else np.ascontiguousarray(mask, dtype=np.bool_)
+        NATIVE.segment_sums(np.ascontiguousarray(values), offsets, flags, out, threads())
+        return out
+    query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
+    if mask is not None:
+        query, values = query[mask], values[mask]
+    return np.bincount(query, weights=values, minlength=num_queries).astype(np.float64)
+
+
+def align_rows(
+    code: np.ndarray, code_query: np.ndarray, score: np.ndarray, doc: np.ndarray, judged_offsets: np.ndarray,
+    judged_doc: np.ndarray, judged_value: np.ndarray, missing: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # fmt: skip
+    """Rows grouped by query, each query ranked, every row's judged value looked up: the ranked form of a run.
+
+    Row ``i`` belongs to query ``code_query[code[i]]`` (−1: the row is left out) of ``len(judged_offsets) − 1``.
+    Returns ``(score, doc, value, query, rank, offsets)`` of the kept rows in rank order: within each query by score
+    descending, equal scores in input order (:func:`group_order` without a key), ``value`` the row's doc's value
+    among its query's judgments (:func:`lookup`; ``missing`` where it has none), ``rank`` 1-based within the query.
+    numpy: those functions one after another; compiled: one counting sort by query on every core, then each query
+    ordered and looked up while its rows are in cache (:func:`threads` threads over query ranges).
+    """
+    code = np.ascontiguousarray(code, dtype=np.int64)
+    code_query = np.ascontiguousarray(code_query, dtype=np.int64)
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    doc = np.ascontiguousarray(doc, dtype=np.int64)
+    judged_offsets = np.ascontiguousarray(judged_offsets, dtype=np.int64)
+    num_queries = len(judged_offsets) - 1
+    if NATIVE is not None:
+        n = len(code)
+        out = np.empty(n, np.float64), *(np.empty(n, np.int64) for _ in range(4))
+        offsets = np.empty(num_queries + 1, np.int64)
+        kept = NATIVE.align_rows(code, code_query, score, doc, judged_offsets,
+                                 np.ascontiguousarray(judged_doc, dtype=np.int64),
+                                 np.ascontiguousarray(judged_value, dtype=np.int64), int(missing), *out, offsets,
+                                 threads())  # fmt: skip
+        sorted_score, sorted_doc, value, query, rank = (a if kept == n else a[:kept] for a in out)
+        return sorted_score, sorted_doc, value, query, rank, offsets
+    query = code_query[code]
+    keep = query >= 0
+    if not keep.all():
+        query, score, doc = query[keep], score[keep], doc[keep]
+    order, sorted_score, _, offsets = group_order(query, num_queries, score, None)
+    query = np.repeat(np.arange(num_queries, dtype=np.int64), np.diff(offsets))
+    sorted_doc = doc[order]
+    value = lookup(query, sorted_doc, judged_offsets, judged_doc, judged_value, missing)
+    rank = np.arange(len(query), dtype=np.int64) - offsets[query] + 1
+    return sorted_score, sorted_doc, value, query, rank, offsets
+
+
 def concatenated_ranges(starts: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """The indices ``starts[0] .. starts[0]+counts[0]-1, starts[1] .. starts[1]+counts[1]-1, ...`` as one array
     (e.g. the entries of some rows of a CSR matrix), without a Python loop."""

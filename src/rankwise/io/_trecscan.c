@@ -616,7 +616,8 @@ static PyObject *coder_size(Coder *self, PyObject *args) {
 typedef struct {
     int64_t num_docs, first, last; /* queries first..last-1 (after subtracting q0) */
     const int64_t *offsets;        /* where each query's rows begin in rows and docs */
-    const int64_t *rows, *docs;
+    const int64_t *rows;           /* each position's row, or NULL (then found is any repeating position) */
+    const uint32_t *docs;
     int64_t found;
     int memory;
 } RepeatTask;
@@ -632,9 +633,11 @@ static void *find_repeats(void *arg) {
     for (int64_t k = t->first; k < t->last; k++) {
         int64_t from = t->offsets[k];
         for (int64_t at = from; at < t->offsets[k + 1]; at++) {
-            int64_t doc = t->docs[at];
+            uint32_t doc = t->docs[at];
             if (stamp[doc] >= from) { /* seen in this query: this row (the later: rows are in input order) repeats */
-                if (t->found < 0 || t->rows[at] < t->found) t->found = t->rows[at];
+                int64_t row = t->rows != NULL ? t->rows[at] : at;
+                if (t->found < 0 || row < t->found) t->found = row;
+                if (t->rows == NULL) break;
             } else
                 stamp[doc] = at;
         }
@@ -643,71 +646,14 @@ static void *find_repeats(void *arg) {
     return NULL;
 }
 
-/* A counting sort by key on every core, over ranges of rows (one task per thread): count_keys counts each task's
- * rows per key, each key checked in k0..k0+num_keys-1; first_positions turns the counts into each task's first
- * position per key, tasks in row order (so within a key the rows keep their order), and sets the keys' offsets
- * (num_keys + 1); the caller then places each row of a task at that task's count[key - k0]++. */
-typedef struct {
-    const int64_t *key;
-    int64_t k0, begin, end, num_keys; /* rows begin..end-1 */
-    int64_t *count;                   /* per key: this task's rows, then its next position */
-    int bad;                          /* a key out of range */
-} CountTask;
-
-static void *count_keys(void *arg) {
-    CountTask *t = arg;
-    const int64_t *key = t->key, k0 = t->k0, num_keys = t->num_keys, end = t->end; /* locals: the stores to count */
-    int64_t *count = t->count;                                                         /* may not alias them */
-    for (int64_t i = t->begin; i < end; i++) {
-        int64_t k = key[i] - k0;
-        if (k < 0 || k >= num_keys) {
-            t->bad = 1;
-            return NULL;
-        }
-        count[k]++;
-    }
-    return NULL;
-}
-
-/* How many tasks share n rows: at most ``threads`` (1..MAX_THREADS), at most one per 1 M rows. */
-static int tasks_for_rows(int threads, int64_t n) {
-    int count = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
-    return n / (1 << 20) + 1 < count ? (int)(n / (1 << 20) + 1) : count;
-}
-
-/* ``parts`` tasks (tasks_for_rows) over rows 0..n-1 of ``key``, each counted, with its counts in ``counts`` (parts ×
- * num_keys, zeroed). 1 when every key is in range. */
-static int count_tasks(CountTask *tasks, int parts, const int64_t *key, int64_t k0, int64_t n, int64_t num_keys,
-                       int64_t *counts) {
-    for (int t = 0; t < parts; t++)
-        tasks[t] = (CountTask){key, k0, n / parts * t, t + 1 == parts ? n : n / parts * (t + 1), num_keys,
-                               counts + (size_t)t * (size_t)num_keys, 0};
-    run_all(count_keys, tasks, sizeof(CountTask), parts);
-    int ok = 1;
-    for (int t = 0; t < parts; t++) ok &= !tasks[t].bad;
-    return ok;
-}
-
-static void first_positions(CountTask *tasks, int parts, int64_t num_keys, int64_t *offsets) {
-    int64_t at = 0;
-    for (int64_t k = 0; k < num_keys; k++) {
-        offsets[k] = at;
-        for (int t = 0; t < parts; t++) {
-            int64_t c = tasks[t].count[k];
-            tasks[t].count[k] = at;
-            at += c;
-        }
-    }
-    offsets[num_keys] = at;
-}
-
 /* The counting sort's placing pass (see count_tasks), one thread per range of rows: each row at its task's next
- * position for its query, with its doc (checked in range). */
+ * position for its query, with its doc (checked in range) and, where rows is not NULL, its row. */
 typedef struct {
     const CountTask *c;
     const int64_t *d;
     int64_t d0, num_docs;
-    int64_t *rows, *docs;
+    int64_t *rows;
+    uint32_t *docs;
     int bad;
 } PlaceTask;
 
@@ -715,7 +661,8 @@ static void *place_rows(void *arg) {
     PlaceTask *t = arg;
     const CountTask *c = t->c;
     const int64_t *q = c->key, *d = t->d, k0 = c->k0, d0 = t->d0, num_docs = t->num_docs, end = c->end;
-    int64_t *next = c->count, *rows = t->rows, *docs = t->docs; /* locals: the stores may not alias the task */
+    int64_t *next = c->count, *rows = t->rows; /* locals: the stores may not alias the task */
+    uint32_t *docs = t->docs;
     for (int64_t i = c->begin; i < end; i++) {
         int64_t j = d[i] - d0;
         if (j < 0 || j >= num_docs) {
@@ -723,43 +670,31 @@ static void *place_rows(void *arg) {
             return NULL;
         }
         int64_t at = next[q[i] - k0]++;
-        rows[at] = i;
-        docs[at] = j;
+        if (rows != NULL) rows[at] = i;
+        docs[at] = (uint32_t)j;
     }
     return NULL;
 }
 
-/* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
- * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs (ids
- * in a narrow range are their own codes). */
-static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
-    Py_buffer q_v, d_v;
-    Py_ssize_t num_queries, num_docs;
-    int requested = 1;
-    long long q0 = 0, d0 = 0;
-    if (!PyArg_ParseTuple(args, "y*ny*n|iLL", &q_v, &num_queries, &d_v, &num_docs, &requested, &q0, &d0)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = q_v.len / 8;
-    if (d_v.len / 8 != n || num_queries < 0 || num_docs < 0) {
-        PyErr_SetString(PyExc_ValueError, "bad arguments");
-        goto done;
-    }
-    const int64_t *q = q_v.buf, *d = d_v.buf;
+/* One search for a repeated pair (see first_repeated_pair): with_rows 0 tells only whether one exists (no row is
+ * placed: half the memory written), 1 finds the first row. Returns the row (or 1 without rows), -1 for none, -2 for
+ * a code out of range, -3 for memory. */
+static int64_t repeated_pair(const int64_t *q, int64_t n, int64_t num_queries, const int64_t *d, int64_t num_docs,
+                             int requested, int64_t q0, int64_t d0, int with_rows) {
     /* threads: at most one per 1 M rows; for the search, each one's doc stamps no larger than the rows */
     int sorters = tasks_for_rows(requested, n), threads = num_docs > n ? 1 : sorters;
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
     int64_t *counts = calloc((size_t)sorters * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
-    int64_t *rows = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    int64_t *docs = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *rows = with_rows ? malloc(sizeof(int64_t) * (size_t)(n ? n : 1)) : NULL;
+    uint32_t *docs = malloc(sizeof(uint32_t) * (size_t)(n ? n : 1));
     CountTask sorts[MAX_THREADS];
     PlaceTask places[MAX_THREADS];
     RepeatTask tasks[MAX_THREADS];
-    Py_ssize_t found = -1;
-    int memory = offsets == NULL || counts == NULL || rows == NULL || docs == NULL, bad = 0;
+    int64_t found = -1;
+    int memory = offsets == NULL || counts == NULL || (with_rows && rows == NULL) || docs == NULL, bad = 0;
     if (!memory) {
-        Py_BEGIN_ALLOW_THREADS
         /* grouped by query on every core (count_tasks), within a query the rows in input order */
-        bad = !count_tasks(sorts, sorters, q, q0, n, num_queries, counts);
+        bad = !count_tasks(sorts, sorters, q, NULL, 0, q0, n, num_queries, counts);
         if (!bad) {
             first_positions(sorts, sorters, num_queries, offsets);
             for (int t = 0; t < sorters; t++) places[t] = (PlaceTask){&sorts[t], d, d0, num_docs, rows, docs, 0};
@@ -771,26 +706,50 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
                 tasks[t] = (RepeatTask){num_docs, range_start(offsets, num_queries, t, threads),
                                         range_start(offsets, num_queries, t + 1, threads), offsets, rows, docs, -1, 0};
             run_all(find_repeats, tasks, sizeof(RepeatTask), threads);
-        }
-        Py_END_ALLOW_THREADS
-        for (int t = 0; t < threads && !bad; t++) {
-            memory |= tasks[t].memory;
-            if (tasks[t].found >= 0 && (found < 0 || tasks[t].found < found)) found = (Py_ssize_t)tasks[t].found;
+            for (int t = 0; t < threads; t++) {
+                memory |= tasks[t].memory;
+                if (tasks[t].found >= 0 && (found < 0 || tasks[t].found < found)) found = tasks[t].found;
+            }
         }
     }
     free(docs);
     free(offsets);
     free(counts);
     free(rows);
-    if (bad) {
+    return bad ? -2 : memory ? -3 : (found >= 0 && !with_rows) ? 1 : found;
+}
+
+/* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
+ * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs
+ * (< 2^32; ids in a narrow range are their own codes). Searched without rows first; the first row only where
+ * there is one. */
+static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
+    (void)module;
+    Py_buffer q_v, d_v;
+    Py_ssize_t num_queries, num_docs;
+    int requested = 1;
+    long long q0 = 0, d0 = 0;
+    if (!PyArg_ParseTuple(args, "y*ny*n|iLL", &q_v, &num_queries, &d_v, &num_docs, &requested, &q0, &d0)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = q_v.len / 8;
+    if (d_v.len / 8 != n || num_queries < 0 || num_docs < 0 || (int64_t)num_docs > (int64_t)UINT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "bad arguments");
+        goto done;
+    }
+    int64_t found;
+    Py_BEGIN_ALLOW_THREADS
+    found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 0);
+    if (found >= 0) found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 1);
+    Py_END_ALLOW_THREADS
+    if (found == -2) {
         PyErr_SetString(PyExc_ValueError, "code out of range");
         goto done;
     }
-    if (memory) {
+    if (found == -3) {
         PyErr_NoMemory();
         goto done;
     }
-    result = PyLong_FromSsize_t(found);
+    result = PyLong_FromSsize_t((Py_ssize_t)found);
 done:
     PyBuffer_Release(&q_v);
     PyBuffer_Release(&d_v);

@@ -309,7 +309,7 @@ def _distinct_integer_pairs(frame: pl.DataFrame) -> bool:
                           pl.col(DOCID).max().alias("d1")).row(0)  # fmt: skip
     q0, q1, d0, d1 = (int(v) for v in bounds)
     span = d1 - d0 + 1
-    if NATIVE is not None and max(q1 - q0 + 1, span) <= 4 * frame.height:  # ids in a narrow range: codes as they are
+    if NATIVE is not None and max(q1 - q0 + 1, span) <= 4 * frame.height and span < 2**32:  # narrow: codes as they are
         query, doc = frame.get_column(QID).to_numpy(), frame.get_column(DOCID).to_numpy()
         return bool(NATIVE.first_repeated_pair(query, q1 - q0 + 1, doc, span, threads(), q0, d0) < 0)
     if (q1 - q0 + 1) * span >= 2**63:
