@@ -81,3 +81,16 @@ def test_aggregation_inputs_of_two_ranges_concatenate_to_the_whole() -> None:
             assert np.array_equal(joined[key], expected[key], equal_nan=True), (name, key)
         total = aggregate_from(measure, expected)
         assert aggregate_from(measure, joined) == total or (math.isnan(total))
+
+
+def test_arrays_the_measures_share_are_joined_once() -> None:
+    """Within one evaluation, an array two measures' inputs share in every range (the items of the global measures
+    at one cutoff) is joined once and stays one array; arrays of their own are joined apart, each to the whole."""
+    shared = [np.arange(3), np.arange(3, 5)]
+    first = [{"items": shared[0], "values": np.array([0.5])}, {"items": shared[1], "values": np.array([1.5])}]
+    second = [{"items": shared[0], "values": np.array([2.5])}, {"items": shared[1], "values": np.array([3.5])}]
+    joined: dict = {}
+    a, b = concatenate_inputs(first, joined), concatenate_inputs(second, joined)  # type: ignore[arg-type]
+    assert a["items"] is b["items"] and np.array_equal(a["items"], np.arange(5))
+    assert np.array_equal(a["values"], [0.5, 1.5]) and np.array_equal(b["values"], [2.5, 3.5])
+    assert concatenate_inputs(first)["items"] is not a["items"]  # without a shared record, joined anew

@@ -114,6 +114,12 @@ class Aligned:
         counts = np.bincount(self.tie_group)
         return (np.bincount(self.tie_group, weights=values) / counts)[self.tie_group]
 
+    def memo(self, key: tuple, make: Callable[[], Any]) -> Any:
+        """``make()``, made once per key for these queries (arrays several measures share)."""
+        if key not in self._cache:
+            self._cache[key] = make()
+        return self._cache[key]
+
     def relevant(self, rel: int) -> np.ndarray:
         """Bool per run row: judged grade >= rel."""
         key = ("relevant", rel)

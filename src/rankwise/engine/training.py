@@ -94,10 +94,9 @@ class TrainingIndex:
         first[:1] = True
         np.not_equal(sorted_item[1:], sorted_item[:-1], out=first[1:])
         first[offsets[:-1]] = True
-        kept = np.zeros(len(first) + 1, dtype=np.int64)
-        np.cumsum(first, out=kept[1:])
-        user_items = sorted_item[first]
-        return cls(_as_text(users), _as_text(items), kept[offsets], user_items,
+        at = np.flatnonzero(first)  # the kept rows; a user's first kept row is the first at or after its offset
+        user_items = sorted_item[at]
+        return cls(_as_text(users), _as_text(items), np.searchsorted(at, offsets).astype(np.int64), user_items,
                    np.bincount(user_items, minlength=len(items)))  # fmt: skip
 
     @property

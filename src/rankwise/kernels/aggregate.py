@@ -78,9 +78,19 @@ def aggregation_inputs(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> 
     return {"values": values}
 
 
-def concatenate_inputs(parts: list[AggregationInputs]) -> AggregationInputs:
-    """The inputs of consecutive query ranges joined, in order."""
-    return {key: np.concatenate([part[key] for part in parts]) for key in parts[0]}
+def concatenate_inputs(parts: list[AggregationInputs], joined: dict | None = None) -> AggregationInputs:
+    """The inputs of consecutive query ranges joined, in order. ``joined`` (shared by the calls for the measures of
+    one evaluation) keeps what was joined: arrays the ranges share between measures (the items of the global
+    measures at one cutoff) are joined once, and stay one array."""
+    joined = {} if joined is None else joined
+    out = {}
+    for key in parts[0]:
+        arrays = [part[key] for part in parts]
+        ids = tuple(id(array) for array in arrays)
+        if ids not in joined:
+            joined[ids] = (arrays, np.concatenate(arrays))  # the arrays kept: their ids stay theirs
+        out[key] = joined[ids][1]
+    return out
 
 
 def aggregate_measure(a: Aligned, m: Measure, rel: int, values: np.ndarray) -> float:

@@ -12,6 +12,7 @@ concatenate across query ranges, so the aggregate of a partitioned evaluation is
 from __future__ import annotations
 
 import math
+import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -304,21 +305,26 @@ def global_inputs(a: Aligned, m: Measure) -> tuple[np.ndarray, np.ndarray, np.nd
     measures, whose rows all weigh 1: ten million ones would be made and gathered for nothing)."""
     rows = in_cutoff(a, m)
     keep = np.ones(len(a.qidx), dtype=bool) if rows is None else rows
-    size = 0
+    size, known = 0, None
     if m.name == "Gini" or (m.name == "Coverage" and m.get("over") != "count"):
         size, items = _denominator(a, m)
         if m.name == "Coverage" and m.get("count") == "known" and items is not None:
-            keep &= in_items(a, items)  # a catalogue given as a number holds every recommended item
+            known = in_items(a, items)  # a catalogue given as a number holds every recommended item
     elif m.name == "Coverage" and m.get("count") == "known":
         raise MeasureError(f"{m}: count=known counts items of the catalogue: give over=catalog or over=train")
-    keys = item_keys(a)[keep]
     if size >= 2**32:
         raise MeasureError(f"{m}: a catalogue of {size} items is beyond 2^32")
+    if known is not None:
+        keep &= known
+        keys, counted = item_keys(a)[keep], np.bincount(a.qidx[keep], minlength=a.num_queries)
+    else:  # the same rows for every global measure at this cutoff: their arrays made (and joined) once
+        keys, counted = a.memo(("global rows", m.cutoff, m.option("within")),
+                               lambda: (item_keys(a)[keep], np.bincount(a.qidx[keep], minlength=a.num_queries)))
     weight = None
     if m.option("weight") == "geometric":
         weight = float(m.get("p")) ** (a.rank[keep] - 1.0)  # type: ignore[arg-type]  # a float with a default
-    counted = np.bincount(a.qidx[keep], minlength=a.num_queries)
-    return keys, np.full(len(keys), size, dtype=np.uint32), counted, weight
+    sizes = a.memo(("global size", len(keys), size), lambda: np.full(len(keys), size, dtype=np.uint32))
+    return keys, sizes, counted, weight
 
 
 def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
@@ -333,9 +339,25 @@ def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
     return a.training.catalogue(str(m))
 
 
+_COUNTS: dict[int, tuple[weakref.ref, np.ndarray]] = {}
+"""The counts of :func:`item_counts`, by the array they were counted in (while it lives)."""
+
+
+def item_counts(items: np.ndarray) -> np.ndarray:
+    """How often each distinct item key occurs in ``items`` (in order of first occurrence). Counted once per array:
+    the global measures at one cutoff share their items (:func:`global_inputs`), and their accounts read them too."""
+    entry = _COUNTS.get(id(items))
+    if entry is not None and entry[0]() is items:
+        return entry[1]
+    counts = pl.Series(items).unique_counts().to_numpy()
+    key = id(items)
+    _COUNTS[key] = (weakref.ref(items, lambda _, key=key: _COUNTS.pop(key, None)), counts)  # type: ignore[misc]
+    return counts
+
+
 def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
     """The aggregate of a global measure from :func:`global_inputs` of all queries (concatenated)."""
-    counts = pl.Series(inputs["items"]).unique_counts().to_numpy()
+    counts = item_counts(inputs["items"])
     if m.option("weight") == "geometric":  # each item's exposure summed over the lists
         keys = pl.DataFrame({"key": inputs["items"], "weight": inputs["weight"]})
         counts = keys.group_by("key").agg(pl.col("weight").sum()).get_column("weight").to_numpy()

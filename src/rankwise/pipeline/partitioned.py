@@ -288,6 +288,7 @@ def _split(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[Any, pl.DataFrame
 def concatenate_groups(parts: list[GroupValues]) -> GroupValues:
     """One query group's values over consecutive query ranges, joined in order."""
     first = parts[0]
+    joined: dict = {}
     accounting = QueryAccounting(
         evaluated=sum(p.accounting.evaluated for p in parts),
         **{field: tuple(chain.from_iterable(getattr(p.accounting, field) for p in parts))
@@ -301,7 +302,7 @@ def concatenate_groups(parts: list[GroupValues]) -> GroupValues:
         accounting=accounting,
         measures=first.measures,
         values=np.concatenate([p.values for p in parts], axis=1),
-        inputs=tuple(concatenate_inputs([p.inputs[i] for p in parts]) for i in range(len(first.measures))),
+        inputs=tuple(concatenate_inputs([p.inputs[i] for p in parts], joined) for i in range(len(first.measures))),
         caveats=_joined_caveats(parts),
     )
 

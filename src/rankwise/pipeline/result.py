@@ -20,6 +20,7 @@ from ..errors import RankwiseError
 from ..io.subtopics import SubtopicJudgments
 from ..io.table import QID, VALUE, Table
 from ..kernels import ROWS_PER_QUERY
+from ..kernels.beyond import item_counts
 from ..kernels.intent import INTENT_KERNELS
 from ..measures import Measure
 from ..policies import Policies
@@ -290,7 +291,7 @@ def global_account(measure: Measure, inputs: Mapping[str, np.ndarray], users: in
     if "items" not in inputs:
         per_query = inputs[ROWS_PER_QUERY]
         return GlobalAccount(users, 0, int(per_query[0]) if len(per_query) else 0, ITEM_GROUPS, queries)
-    items = int(pl.Series(inputs["items"]).n_unique()) if len(inputs["items"]) else 0
+    items = len(item_counts(inputs["items"])) if len(inputs["items"]) else 0
     size = int(inputs["size"][0]) if len(inputs["size"]) else 0
     over: str | None = None
     if measure.name == "Gini" or (measure.name == "Coverage" and measure.get("over") == "catalog"):
