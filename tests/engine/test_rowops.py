@@ -85,7 +85,7 @@ def test_lookup_equals_numpy(seed: int, num_queries: int) -> None:
 @needs_native
 @settings(max_examples=150, deadline=None)
 @given(
-    sizes=st.lists(st.integers(0, 40), min_size=1, max_size=12),
+    sizes=st.lists(st.integers(0, 90), min_size=1, max_size=12),
     distinct_scores=st.integers(1, 6),
     left_out=st.integers(0, 2**12 - 1),
     seed=st.integers(0, 2**32 - 1),
@@ -101,8 +101,8 @@ def test_align_rows_equals_numpy(sizes: list[int], distinct_scores: int, left_ou
     code_query[rng.permutation(kept).astype(np.int64)] = np.arange(len(kept))
     code = rng.permutation(np.repeat(np.arange(num_codes), sizes)).astype(np.int64)
     score = rng.integers(0, distinct_scores, len(code)).astype(np.float64) / 3
-    doc = rng.integers(0, 30, len(code)).astype(np.int64)
-    judged = [np.sort(rng.choice(30, int(rng.integers(0, 10)), replace=False)) for _ in kept]
+    doc = rng.integers(0, 40, len(code)).astype(np.int64)  # short and long queries, few and many judgments
+    judged = [np.sort(rng.choice(40, int(rng.integers(0, 30)), replace=False)) for _ in kept]
     judged_offsets = np.concatenate(([0], np.cumsum([len(j) for j in judged]))).astype(np.int64)
     judged_doc = np.concatenate([np.zeros(0), *judged]).astype(np.int64)
     judged_value = rng.integers(0, 4, len(judged_doc)).astype(np.int64)

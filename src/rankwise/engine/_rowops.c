@@ -340,15 +340,59 @@ typedef struct {
     int64_t missing, first, last; /* queries first..last-1 */
 } AlignQueries;
 
+/* A short query's rows ordered through a small buffer: (score, place) pairs sorted by insertion (score descending,
+ * then place: the rows are placed in input order), then scores, docs and rows written in that order. */
+#define SHORT_QUERY 64
+typedef struct {
+    double score;
+    int64_t place;
+} Ranked;
+
+static void order_short(double *score, int64_t *row, int64_t *doc, int64_t lo, int64_t hi) {
+    Ranked buf[SHORT_QUERY];
+    int64_t rows[SHORT_QUERY], docs[SHORT_QUERY], n = hi - lo;
+    for (int64_t i = 0; i < n; i++) {
+        Ranked r = {score[lo + i], i};
+        int64_t j = i - 1;
+        while (j >= 0 && buf[j].score < r.score) { /* equal scores keep their places: ties in input order */
+            buf[j + 1] = buf[j];
+            j--;
+        }
+        buf[j + 1] = r;
+        rows[i] = row[lo + i];
+        docs[i] = doc[lo + i];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        score[lo + i] = buf[i].score;
+        row[lo + i] = rows[buf[i].place];
+        doc[lo + i] = docs[buf[i].place];
+    }
+}
+
+/* judged_value for few judgments: the position counted without branches. */
+static inline int64_t judged_value_short(const int64_t *jdoc, const int64_t *jvalue, int64_t lo, int64_t hi,
+                                         int64_t d, int64_t missing) {
+    int64_t at = lo;
+    for (int64_t j = lo; j < hi; j++) at += jdoc[j] < d;
+    return (at < hi && jdoc[at] == d) ? jvalue[at] : missing;
+}
+
 static void *align_queries(void *arg) {
     AlignQueries *t = arg;
     for (int64_t q = t->first; q < t->last; q++) {
         int64_t lo = t->offsets[q], hi = t->offsets[q + 1], jlo = t->joffsets[q], jhi = t->joffsets[q + 1];
-        if (!in_order(t->sscore, NULL, t->row, lo, hi)) sort_segment(t->sscore, NULL, t->row, t->sdoc, lo, hi);
+        if (!in_order(t->sscore, NULL, t->row, lo, hi)) {
+            if (hi - lo <= SHORT_QUERY)
+                order_short(t->sscore, t->row, t->sdoc, lo, hi);
+            else
+                sort_segment(t->sscore, NULL, t->row, t->sdoc, lo, hi);
+        }
+        int few = jhi - jlo <= 16;
         for (int64_t i = lo; i < hi; i++) {
             t->query[i] = q;
             t->rank[i] = i - lo + 1;
-            t->value[i] = judged_value(t->jdoc, t->jvalue, jlo, jhi, t->sdoc[i], t->missing);
+            t->value[i] = few ? judged_value_short(t->jdoc, t->jvalue, jlo, jhi, t->sdoc[i], t->missing)
+                              : judged_value(t->jdoc, t->jvalue, jlo, jhi, t->sdoc[i], t->missing);
         }
     }
     return NULL;

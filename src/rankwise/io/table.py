@@ -206,7 +206,7 @@ def _values(
     else:
         raise InputError(f"{origin.name}: {what} column must be numeric, not {dtype}")
     out = frame.with_columns(cast.alias("_cast"))
-    bad = _first_row(out, pl.col("_cast").is_null())
+    bad = _first_row(out, pl.col("_cast").is_null()) if out.get_column("_cast").null_count() else None
     if bad is not None:
         raw = bad[VALUE]
         expected = "an integer" if target == pl.Int64 else "a number"
@@ -266,6 +266,8 @@ def make_table(
         pl.col(ROW).cast(pl.UInt32),
     )
     for column, label in ((QID, "query id"), (DOCID, "doc id")):
+        if frame.schema[column] != pl.String and frame.get_column(column).null_count() == 0:
+            continue  # integer ids without a null (counted as the column was made): nothing to look for
         missing = pl.col(column).is_null()
         if frame.schema[column] == pl.String:
             missing = missing | (pl.col(column).str.len_bytes() == 0)
