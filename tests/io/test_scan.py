@@ -94,9 +94,12 @@ def test_scores_parse_as_python_floats_do(texts: list[str]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=40))
-def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tuple[int, int]]) -> None:
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=40), st.booleans())
+def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tuple[int, int]], grouped: bool) -> None:
+    """Rows in any order, or grouped by query as runs are written (searched in one pass, without sorting)."""
     assert NATIVE is not None
+    if grouped:
+        pairs = sorted(pairs, key=lambda pair: pair[0])  # stable: each query's rows keep their order
     query = np.array([q for q, _ in pairs], dtype=np.int64)
     doc = np.array([d for _, d in pairs], dtype=np.int64)
     seen: set[tuple[int, int]] = set()
@@ -110,6 +113,20 @@ def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tup
     for threads in (2, 3, 7):  # one range of queries per thread (at most one per 1 M rows: these are one range)
         assert NATIVE.first_repeated_pair(query, 5, doc, 7, threads) == expected
     assert NATIVE.first_repeated_pair(query + 10, 5, doc - 3, 7, 1, 10, -3) == expected  # ids offset by q0, d0
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.text("ab1-_.", min_size=1, max_size=5), min_size=1, max_size=40, unique=True), st.randoms())
+def test_coder_orders_ids_by_their_bytes_as_python_sorts_them(docs: list[str], rng: random.Random) -> None:
+    """The scanner's text order of doc codes (no str made) is Python's sorted() of the ids (ASCII: the byte order;
+    a prefix first), with some codes repeated and out of order."""
+    assert NATIVE is not None
+    table = scan_trec("".join(f"q1 Q0 {d} 1 {i} t\n" for i, d in enumerate(docs)).encode(), "run", Origin("r"))
+    assert table is not None and table.codes is not None
+    ids = table.codes.ids
+    codes = np.array([rng.randrange(len(docs)) for _ in range(rng.randrange(1, 50))], dtype=np.int64)
+    names = ids.text("doc", codes)
+    assert ids.text_order("doc", codes).tolist() == sorted(range(len(codes)), key=lambda i: (names[i], i))
 
 
 def random_files(rng: random.Random, tmp_path: Path) -> tuple[str, str]:

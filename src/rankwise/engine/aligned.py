@@ -158,7 +158,7 @@ def _text(ids: pl.Series) -> tuple[str, ...]:
 
 
 def _tie_order(
-    qidx: np.ndarray, score: np.ndarray, doc: np.ndarray, doc_text: DocText, ties: TiePolicy
+    qidx: np.ndarray, score: np.ndarray, doc: np.ndarray, coded: Coded, ties: TiePolicy
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows ranked by score descending, equal scores in input order, put in doc-id order under ``ties``: the rows
     of every group of equal (query, score) rows and the order to read them in, ``(rows, rows[within])`` (None when
@@ -175,7 +175,11 @@ def _tie_order(
     group = np.cumsum(starts)[rows]
     group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
     present, local = np.unique(doc[rows], return_inverse=True)
-    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, _tie_rank(ties, doc_text(present))[local])
+    if coded.doc_order is not None and ties is not TiePolicy.DOCNO_DESC_NUMERIC:
+        rank = _by_text(coded.doc_order(present), ties)  # the scanner orders its ids' bytes: no text is made
+    else:
+        rank = _tie_rank(ties, coded.doc_text(present))
+    within, _, _, _ = group_order(group, int(group[-1]) + 1, None, rank[local])
     return rows, within
 
 
@@ -185,14 +189,19 @@ def _tie_rank(ties: TiePolicy, ids: pl.Series | list[str]) -> np.ndarray:
     ``average``, which lays ties out that way). ``ids``: a series, or text (ASCII, from the scanner: Python's order of
     str is the byte order)."""
     if isinstance(ids, list) and ties is not TiePolicy.DOCNO_DESC_NUMERIC:
-        rank = _ranks(np.array(sorted(range(len(ids)), key=ids.__getitem__), dtype=np.int64))
-        return rank if ties is TiePolicy.DOCNO_ASC else -rank
+        return _by_text(_text_order(ids), ties)
     ids = _series(ids, DOCID)
     if ties is TiePolicy.DOCNO_DESC_NUMERIC:
         text_rank = _ranks(text_order(ids))
         by = pl.DataFrame({"num": ids.cast(pl.String).cast(pl.Int64, strict=False), "text": text_rank})
         return _ranks(by.with_row_index("i").sort(["num", "text"], descending=True, nulls_last=True)["i"].to_numpy())
-    rank = _ranks(text_order(ids))
+    return _by_text(text_order(ids), ties)
+
+
+def _by_text(order: np.ndarray, ties: TiePolicy) -> np.ndarray:
+    """Each id's place in the tie order from ``order`` (positions in text order): ascending for ``docno_asc``, else
+    descending."""
+    rank = _ranks(order)
     return rank if ties is TiePolicy.DOCNO_ASC else -rank
 
 
@@ -278,7 +287,7 @@ def align(qrels: Table, run: Table, policies: Policies, *, allow_empty: bool = F
         np.arange(len(qrel_grade), dtype=np.int64) if real else qrel_grade, -1 if real else UNJUDGED,
     )  # fmt: skip
     if policies.ties is not TiePolicy.INPUT_ORDER:
-        tied = _tie_order(qidx, score, doc, coded.doc_text, policies.ties)
+        tied = _tie_order(qidx, score, doc, coded, policies.ties)
         if tied is not None:
             rows, within = tied
             doc[rows], found[rows] = doc[rows][within], found[rows][within]
@@ -351,6 +360,8 @@ class Coded:
     doc_text: DocText
     doc_ids: pl.Series | None = None
     all_doc_ids: Callable[[], pl.Series] | None = None
+    doc_order: Callable[[np.ndarray], np.ndarray] | None = None
+    """The positions of some doc codes in their ids' text order, where that is had without making the text."""
 
 
 @dataclass
@@ -442,10 +453,15 @@ def _coded(qrels: Table, run: Table) -> Coded | None:
     def all_doc_ids() -> list[str]:
         return run_ids.text("doc") + qrels_ids.text("doc", qrels_only)
 
+    def doc_order(codes: np.ndarray) -> np.ndarray:
+        if len(codes) and int(codes.max()) >= num_run_docs:
+            return _text_order(doc_text(codes))
+        return run_ids.text_order("doc", codes)
+
     run_query_at = rank[: len(run_query_text)]  # the run's ids come first in the joint dictionary
     return Coded(run_codes.query, run_query_at, rank[joint[qrels_codes.query]], query_ids, run_codes.doc,
                  joint_doc[qrels_codes.doc], doc_text,
-                 all_doc_ids=lambda: pl.Series(DOCID, all_doc_ids(), dtype=pl.String))  # fmt: skip
+                 all_doc_ids=lambda: pl.Series(DOCID, all_doc_ids(), dtype=pl.String), doc_order=doc_order)  # fmt: skip
 
 
 SORT_IN_PYTHON = 50_000

@@ -508,6 +508,63 @@ done:
     return out;
 }
 
+/* order(which, codes, out): out[k] = the position in ``codes`` of the k-th id in the byte order of the ids' text
+ * (equal ids in the order of their positions), as Python's sorted() orders ASCII str: no str is made. */
+typedef struct {
+    const char *text;
+    int64_t len, at;
+} TextKey;
+
+static int compare_text(const void *a, const void *b) {
+    const TextKey *x = a, *y = b;
+    int c = memcmp(x->text, y->text, (size_t)(x->len < y->len ? x->len : y->len));
+    if (c != 0) return c;
+    if (x->len != y->len) return x->len < y->len ? -1 : 1;
+    return (x->at > y->at) - (x->at < y->at);
+}
+
+static PyObject *coder_order(Coder *self, PyObject *args) {
+    const char *name;
+    Py_buffer codes_v, out_v;
+    if (!PyArg_ParseTuple(args, "sy*w*", &name, &codes_v, &out_v)) return NULL;
+    PyObject *result = NULL;
+    int docs = which(name);
+    Py_ssize_t n = codes_v.len / 8;
+    TextKey *keys = NULL;
+    if (docs < 0) goto done;
+    if (out_v.len != codes_v.len) {
+        PyErr_SetString(PyExc_ValueError, "out must hold one position per code");
+        goto done;
+    }
+    keys = malloc(sizeof(TextKey) * (size_t)(n ? n : 1));
+    if (keys == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const int64_t *codes = codes_v.buf;
+    int64_t total = count_of(self, docs), *out = out_v.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int64_t at;
+        if (codes[i] < 0 || codes[i] >= total) {
+            PyErr_Format(PyExc_ValueError, "code %lld is outside 0..%lld", (long long)codes[i], (long long)total - 1);
+            goto done;
+        }
+        const Dict *d = locate(self, docs, codes[i], &at);
+        keys[i] = (TextKey){d->arena + d->start[at], d->len[at], i};
+    }
+    Py_BEGIN_ALLOW_THREADS
+    qsort(keys, (size_t)n, sizeof(TextKey), compare_text);
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = keys[i].at;
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    free(keys);
+    PyBuffer_Release(&codes_v);
+    PyBuffer_Release(&out_v);
+    return result;
+}
+
 static PyTypeObject CoderType;
 
 
@@ -719,10 +776,47 @@ static int64_t repeated_pair(const int64_t *q, int64_t n, int64_t num_queries, c
     return bad ? -2 : memory ? -3 : (found >= 0 && !with_rows) ? 1 : found;
 }
 
+/* The search for rows already grouped by query (each query's rows one run, as runs are written): no sort, one pass
+ * with a stamp per doc. Returns the first repeating row, -1 for none, -2 for a code out of range, -3 for memory, -4
+ * when the rows are not grouped (a query's rows in two runs). */
+static int64_t repeated_pair_grouped(const int64_t *q, int64_t n, int64_t num_queries, const int64_t *d,
+                                     int64_t num_docs, int64_t q0, int64_t d0) {
+    uint8_t *seen = calloc((size_t)(num_queries ? num_queries : 1), 1);
+    int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(num_docs ? num_docs : 1));
+    if (seen == NULL || stamp == NULL) {
+        free(seen);
+        free(stamp);
+        return -3;
+    }
+    for (int64_t k = 0; k < num_docs; k++) stamp[k] = -1;
+    int64_t found = -1, start = 0;
+    for (int64_t i = 0; i < n && found == -1; i++) {
+        int64_t k = q[i] - q0, j = d[i] - d0;
+        if (k < 0 || k >= num_queries || j < 0 || j >= num_docs) {
+            found = -2;
+            break;
+        }
+        if (i == 0 || q[i] != q[i - 1]) { /* a run of the query starts: its first unless seen before */
+            if (seen[k]) found = -4;
+            seen[k] = 1;
+            start = i;
+        }
+        if (found == -1) {
+            if (stamp[j] >= start)
+                found = i;
+            else
+                stamp[j] = i;
+        }
+    }
+    free(seen);
+    free(stamp);
+    return found;
+}
+
 /* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
  * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs
- * (< 2^32; ids in a narrow range are their own codes). Searched without rows first; the first row only where
- * there is one. */
+ * (< 2^32; ids in a narrow range are their own codes). Rows grouped by query are searched in one pass; others are
+ * grouped first, searched without rows, and the first row found only where there is one. */
 static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     (void)module;
     Py_buffer q_v, d_v;
@@ -738,8 +832,11 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     }
     int64_t found;
     Py_BEGIN_ALLOW_THREADS
-    found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 0);
-    if (found >= 0) found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 1);
+    found = num_docs <= n ? repeated_pair_grouped(q_v.buf, n, num_queries, d_v.buf, num_docs, q0, d0) : -4;
+    if (found == -4) {
+        found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 0);
+        if (found >= 0) found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 1);
+    }
     Py_END_ALLOW_THREADS
     if (found == -2) {
         PyErr_SetString(PyExc_ValueError, "code out of range");
@@ -759,6 +856,7 @@ done:
 static PyMethodDef coder_methods[] = {
     {"scan", (PyCFunction)coder_scan, METH_VARARGS, "Scan TREC text into codes and values (see the C source)."},
     {"ids", (PyCFunction)coder_ids, METH_VARARGS, "The ids of codes: ids('query'|'doc', codes=None)."},
+    {"order", (PyCFunction)coder_order, METH_VARARGS, "Positions of codes in their ids' text order: order(which, codes, out)."},
     {"find", (PyCFunction)coder_find, METH_VARARGS, "Codes here of another coder's ids: find(which, other, out)."},
     {"size", (PyCFunction)coder_size, METH_VARARGS, "How many distinct ids: size('query'|'doc')."},
     {"drop_index", (PyCFunction)coder_drop_index, METH_NOARGS, "Free the hash tables (find builds them again)."},
