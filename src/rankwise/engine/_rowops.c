@@ -338,34 +338,81 @@ typedef struct {
     int64_t *row, *sdoc, *value, *query, *rank;
     const int64_t *offsets, *joffsets, *jdoc, *jvalue;
     int64_t missing, first, last; /* queries first..last-1 */
+    int memory;                   /* the buffers could not be had */
 } AlignQueries;
 
-/* A short query's rows ordered through a small buffer: (score, place) pairs sorted by insertion (score descending,
- * then place: the rows are placed in input order), then scores, docs and rows written in that order. */
-#define SHORT_QUERY 64
-typedef struct {
-    double score;
-    int64_t place;
-} Ranked;
+/* The key of a score whose ascending order is the scores' descending order (its bits made sortable as an unsigned
+ * number, then complemented; -0.0 keyed as 0.0, which it equals). */
+static inline uint64_t descending_key(double score) {
+    uint64_t bits;
+    if (score == 0.0) score = 0.0;
+    memcpy(&bits, &score, sizeof bits);
+    bits = (bits >> 63) ? ~bits : bits | (1ULL << 63);
+    return ~bits;
+}
 
-static void order_short(double *score, int64_t *row, int64_t *doc, int64_t lo, int64_t hi) {
-    Ranked buf[SHORT_QUERY];
-    int64_t rows[SHORT_QUERY], docs[SHORT_QUERY], n = hi - lo;
-    for (int64_t i = 0; i < n; i++) {
-        Ranked r = {score[lo + i], i};
-        int64_t j = i - 1;
-        while (j >= 0 && buf[j].score < r.score) { /* equal scores keep their places: ties in input order */
-            buf[j + 1] = buf[j];
-            j--;
+typedef struct {
+    uint64_t key;
+    int64_t place;
+} Keyed;
+
+/* Sort n pairs by key, equal keys keeping their order (least significant byte first: a stable counting pass per
+ * byte, a byte the keys all share skipped); ``spare`` holds n pairs. Returns the buffer holding the result. */
+static Keyed *radix_sort(Keyed *pairs, Keyed *spare, int64_t n) {
+    int64_t count[8][256];
+    memset(count, 0, sizeof count);
+    for (int64_t i = 0; i < n; i++)
+        for (int b = 0; b < 8; b++) count[b][(pairs[i].key >> (8 * b)) & 255]++;
+    for (int b = 0; b < 8; b++) {
+        if (count[b][(pairs[0].key >> (8 * b)) & 255] == n) continue; /* one value of this byte: nothing moves */
+        int64_t at = 0;
+        for (int v = 0; v < 256; v++) {
+            int64_t c = count[b][v];
+            count[b][v] = at;
+            at += c;
         }
-        buf[j + 1] = r;
+        for (int64_t i = 0; i < n; i++) spare[count[b][(pairs[i].key >> (8 * b)) & 255]++] = pairs[i];
+        Keyed *swap = pairs;
+        pairs = spare;
+        spare = swap;
+    }
+    return pairs;
+}
+
+/* Order rows lo..hi-1 by score descending, equal scores in place order (the rows are placed in input order): short
+ * queries by insertion over (key, place) pairs, longer ones by a radix sort of their keys (no comparisons to
+ * mispredict); then scores, docs and rows written in that order. ``buf`` holds 2 (hi - lo) pairs, ``copy`` 3 (hi -
+ * lo) values (the rows' scores, rows and docs as they were). */
+#define INSERTION_ROWS 64
+static void order_query(double *score, int64_t *row, int64_t *doc, int64_t lo, int64_t hi, Keyed *buf,
+                        int64_t *copy) {
+    int64_t n = hi - lo, *rows = copy, *docs = copy + n;
+    double *scores = (double *)(copy + 2 * n);
+    for (int64_t i = 0; i < n; i++) {
+        scores[i] = score[lo + i];
         rows[i] = row[lo + i];
         docs[i] = doc[lo + i];
     }
+    Keyed *sorted = buf;
+    if (n <= INSERTION_ROWS) {
+        for (int64_t i = 0; i < n; i++) {
+            Keyed x = {descending_key(scores[i]), i};
+            int64_t j = i - 1;
+            while (j >= 0 && buf[j].key > x.key) { /* equal keys keep their places: ties in input order */
+                buf[j + 1] = buf[j];
+                j--;
+            }
+            buf[j + 1] = x;
+        }
+    } else {
+        for (int64_t i = 0; i < n; i++) buf[i] = (Keyed){descending_key(scores[i]), i};
+        sorted = radix_sort(buf, buf + n, n);
+    }
     for (int64_t i = 0; i < n; i++) {
-        score[lo + i] = buf[i].score;
-        row[lo + i] = rows[buf[i].place];
-        doc[lo + i] = docs[buf[i].place];
+        int64_t at = sorted[i].place;
+        score[lo + i] = scores[at];
+        row[lo + i] = rows[at];
+        doc[lo + i] = docs[at];
     }
 }
 
@@ -379,14 +426,21 @@ static inline int64_t judged_value_short(const int64_t *jdoc, const int64_t *jva
 
 static void *align_queries(void *arg) {
     AlignQueries *t = arg;
+    int64_t longest = 1;
+    for (int64_t q = t->first; q < t->last; q++)
+        if (t->offsets[q + 1] - t->offsets[q] > longest) longest = t->offsets[q + 1] - t->offsets[q];
+    Keyed *buf = malloc(sizeof(Keyed) * 2 * (size_t)longest);
+    int64_t *copy = malloc(sizeof(int64_t) * 3 * (size_t)longest);
+    if (buf == NULL || copy == NULL) {
+        free(buf);
+        free(copy);
+        t->memory = 1;
+        return NULL;
+    }
     for (int64_t q = t->first; q < t->last; q++) {
         int64_t lo = t->offsets[q], hi = t->offsets[q + 1], jlo = t->joffsets[q], jhi = t->joffsets[q + 1];
-        if (!in_order(t->sscore, NULL, t->row, lo, hi)) {
-            if (hi - lo <= SHORT_QUERY)
-                order_short(t->sscore, t->row, t->sdoc, lo, hi);
-            else
-                sort_segment(t->sscore, NULL, t->row, t->sdoc, lo, hi);
-        }
+        if (!in_order(t->sscore, NULL, t->row, lo, hi))
+            order_query(t->sscore, t->row, t->sdoc, lo, hi, buf, copy);
         int few = jhi - jlo <= 16;
         for (int64_t i = lo; i < hi; i++) {
             t->query[i] = q;
@@ -395,6 +449,8 @@ static void *align_queries(void *arg) {
                               : judged_value(t->jdoc, t->jvalue, jlo, jhi, t->sdoc[i], t->missing);
         }
     }
+    free(buf);
+    free(copy);
     return NULL;
 }
 
@@ -440,7 +496,7 @@ static PyObject *align_rows(PyObject *self, PyObject *args) {
         PyErr_NoMemory();
         goto done;
     }
-    int ok;
+    int ok, memory = 0;
     Py_BEGIN_ALLOW_THREADS
     CountTask sorts[MAX_THREADS];
     ok = count_tasks(sorts, parts, v[0].buf, v[1].buf, num_codes, 0, n, num_queries, counts);
@@ -456,12 +512,17 @@ static PyObject *align_rows(PyObject *self, PyObject *args) {
             tasks[t] = (AlignQueries){v[7].buf, row, v[8].buf, v[9].buf, v[10].buf, v[11].buf, offsets, joffsets,
                                       v[5].buf, v[6].buf, (int64_t)missing,
                                       range_start(offsets, num_queries, t, threads),
-                                      range_start(offsets, num_queries, t + 1, threads)};
+                                      range_start(offsets, num_queries, t + 1, threads), 0};
         run_all(align_queries, tasks, sizeof(AlignQueries), threads);
+        for (int t = 0; t < threads; t++) memory |= tasks[t].memory;
     }
     Py_END_ALLOW_THREADS
     free(counts);
     free(row);
+    if (memory) {
+        PyErr_NoMemory();
+        goto done;
+    }
     if (!ok) {
         PyErr_SetString(PyExc_ValueError, "a code or its query lies outside code_query or the queries");
         goto done;

@@ -171,16 +171,29 @@ def _tie_order(
     in_group = np.zeros(len(qidx), dtype=bool)
     in_group[1:] |= tied_with_next
     in_group[:-1] |= tied_with_next
-    rows = np.flatnonzero(in_group)
-    group = np.cumsum(starts)[rows]
-    group = np.cumsum(np.concatenate(([0], group[1:] != group[:-1])))
-    present, local = np.unique(doc[rows], return_inverse=True)
+    rows = np.flatnonzero(in_group)  # whole groups of two or more rows, each begun by a start
+    group = np.cumsum(starts[rows]) - 1
+    present, local = _distinct(doc[rows])
     if coded.doc_order is not None and ties is not TiePolicy.DOCNO_DESC_NUMERIC:
         rank = _by_text(coded.doc_order(present), ties)  # the scanner orders its ids' bytes: no text is made
     else:
         rank = _tie_rank(ties, coded.doc_text(present))
     within, _, _, _ = group_order(group, int(group[-1]) + 1, None, rank[local])
     return rows, within
+
+
+def _distinct(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(codes, return_inverse=True)`` of non-negative codes: through a table over their range where it is
+    narrow (no sort), else by numpy."""
+    span = int(codes.max()) + 1
+    if span > 4 * len(codes):
+        return np.unique(codes, return_inverse=True)  # type: ignore[no-any-return]
+    seen = np.zeros(span, dtype=bool)
+    seen[codes] = True
+    present = np.flatnonzero(seen)
+    index = np.empty(span, dtype=np.int64)
+    index[present] = np.arange(len(present), dtype=np.int64)
+    return present, index[codes]
 
 
 def _tie_rank(ties: TiePolicy, ids: pl.Series | list[str]) -> np.ndarray:

@@ -511,16 +511,26 @@ done:
 /* order(which, codes, out): out[k] = the position in ``codes`` of the k-th id in the byte order of the ids' text
  * (equal ids in the order of their positions), as Python's sorted() orders ASCII str: no str is made. */
 typedef struct {
+    uint64_t prefix; /* the first 8 bytes, big-endian, zero-padded: compared as one number (ids hold no NUL) */
     const char *text;
     int64_t len, at;
 } TextKey;
 
 static int compare_text(const void *a, const void *b) {
     const TextKey *x = a, *y = b;
-    int c = memcmp(x->text, y->text, (size_t)(x->len < y->len ? x->len : y->len));
-    if (c != 0) return c;
+    if (x->prefix != y->prefix) return x->prefix < y->prefix ? -1 : 1;
+    if (x->len > 8 && y->len > 8) {
+        int c = memcmp(x->text + 8, y->text + 8, (size_t)(x->len < y->len ? x->len : y->len) - 8);
+        if (c != 0) return c;
+    }
     if (x->len != y->len) return x->len < y->len ? -1 : 1;
     return (x->at > y->at) - (x->at < y->at);
+}
+
+static uint64_t text_prefix(const char *text, int64_t len) {
+    uint64_t prefix = 0;
+    for (int i = 0; i < 8; i++) prefix = prefix << 8 | (i < len ? (uint8_t)text[i] : 0);
+    return prefix;
 }
 
 static PyObject *coder_order(Coder *self, PyObject *args) {
@@ -550,7 +560,8 @@ static PyObject *coder_order(Coder *self, PyObject *args) {
             goto done;
         }
         const Dict *d = locate(self, docs, codes[i], &at);
-        keys[i] = (TextKey){d->arena + d->start[at], d->len[at], i};
+        const char *text = d->arena + d->start[at];
+        keys[i] = (TextKey){text_prefix(text, d->len[at]), text, d->len[at], i};
     }
     Py_BEGIN_ALLOW_THREADS
     qsort(keys, (size_t)n, sizeof(TextKey), compare_text);

@@ -176,6 +176,10 @@ def _ids(frame: pl.DataFrame, column: str, kind: Kind, origin: Origin) -> pl.Exp
 
 
 def _first_row(frame: pl.DataFrame, mask: pl.Expr) -> dict | None:
+    """The first row where ``mask`` holds, or None: asked of every row first (an aggregate, no rows copied: a
+    filter would copy the frame's columns), the row found only where there is one."""
+    if not frame.select(mask.any()).item():
+        return None
     hit = frame.filter(mask).head(1)
     return hit.row(0, named=True) if hit.height else None
 
@@ -205,8 +209,13 @@ def _values(
         cast = pl.col(VALUE).cast(target, strict=False)
     else:
         raise InputError(f"{origin.name}: {what} column must be numeric, not {dtype}")
-    out = frame.with_columns(cast.alias("_cast"))
-    bad = _first_row(out, pl.col("_cast").is_null()) if out.get_column("_cast").null_count() else None
+    same = dtype == target  # kept as it is: a new column, or a select, copies every column to align their chunks
+    if same:  # the value column last, as where it is made anew
+        out = pl.DataFrame([frame.get_column(c) for c in frame.columns if c != VALUE] + [frame.get_column(VALUE)])
+    else:
+        out = frame.with_columns(cast.alias("_cast"))
+    column = VALUE if same else "_cast"
+    bad = _first_row(out, pl.col(column).is_null()) if out.get_column(column).null_count() else None
     if bad is not None:
         raw = bad[VALUE]
         expected = "an integer" if target == pl.Int64 else "a number"
@@ -216,7 +225,8 @@ def _values(
         elif raw is not None and target == pl.Int64 and _is_number(str(raw)):
             problem += " (real-valued grades: grades='real', --grades real; ratings: a threshold)"
         raise InputError(f"{origin.locate(bad[ROW])}: {what} {problem}")
-    out = out.drop(VALUE).rename({"_cast": VALUE})
+    if not same:
+        out = out.drop(VALUE).rename({"_cast": VALUE})
     if kind == "qrels" and threshold is not None:
         return out.with_columns((pl.col(VALUE) >= threshold).cast(pl.Int64))
     if kind == "qrels" and grades == "real":
@@ -233,7 +243,8 @@ def _values(
             )
         # -0.0 and 0.0 are the same score (as in trec_eval's comparison), so make them identical (polars reads
         # ``x + 0.0`` as x: the zero is replaced).
-        out = out.with_columns(pl.when(pl.col(VALUE) == 0).then(0.0).otherwise(pl.col(VALUE)).alias(VALUE))
+        if out.select((pl.col(VALUE) == 0).any()).item():
+            out = out.with_columns(pl.when(pl.col(VALUE) == 0).then(0.0).otherwise(pl.col(VALUE)).alias(VALUE))
     return out
 
 
