@@ -34,7 +34,7 @@ else:
     from ..io.lazy import polars as pl
 
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
-from ..engine.rowops import group_order, in_text_order
+from ..engine.rowops import in_text_order
 from ..io.blocks import Block, run_blocks
 from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
@@ -96,8 +96,9 @@ def compute_in_partitions(
     """:func:`compute_groups` over consecutive query ranges of about ``partition_rows`` run rows each (default
     :data:`PARTITION_ROWS`), for inputs in memory: the same values, notes and aggregates, with the working memory of
     one range at a time (and its cache-friendlier sizes). Ids are coded once for all ranges
-    (:func:`rankwise.engine.aligned.code_jointly`), and rows grouped by range in one pass, keeping their order: a
-    range is a pair of coded tables (:class:`rankwise.io.table.TableCodes`) over the shared dictionaries."""
+    (:func:`rankwise.engine.aligned.code_jointly`), query ids in text order, so that a range is a range of codes: its
+    rows are found as it is computed, keeping their order, a pair of coded tables
+    (:class:`rankwise.io.table.TableCodes`) over the shared dictionaries."""
     limit = partition_rows or PARTITION_ROWS
     if inputs.run.height <= limit:
         return compute_groups(plan, inputs, catalog)
@@ -107,33 +108,24 @@ def compute_in_partitions(
     identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
     run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
     per_query = np.bincount(run_query, minlength=len(coded.query_ids))
-    partition_of = (np.cumsum(per_query) - per_query) // limit
+    partition_of = (np.cumsum(per_query) - per_query) // limit  # by query, in text order: never decreasing
     num_partitions = int(partition_of.max(initial=0)) + 1
-    run_rows = _rowsby_partition(partition_of[run_query], num_partitions)
-    qrels_rows = _rowsby_partition(partition_of[coded.qrels_query], num_partitions)
+    first_query = np.searchsorted(partition_of, np.arange(num_partitions + 1))
     run_value, qrels_value = run.values(), qrels.values()
 
-    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: np.ndarray, rows: np.ndarray) -> Table:
+    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: np.ndarray, p: int) -> Table:
+        """The rows of partition ``p``, in their order: those whose query lies in its range (found when the
+        partition is computed, so that no order of all rows is held)."""
+        rows = np.flatnonzero((query >= first_query[p]) & (query < first_query[p + 1]))
         codes = TableCodes(ids, query[rows], doc[rows], value[rows], rows=rows)
         return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
 
-    partitions = (
-        (
-            part(qrels, coded.qrels_query, coded.qrels_doc, qrels_value, qrels_rows[p]),
-            part(run, run_query, coded.run_doc, run_value, run_rows[p]),
-        )
-        for p in range(num_partitions)
-    )
+    partitions = ((part(qrels, coded.qrels_query, coded.qrels_doc, qrels_value, p),
+                   part(run, run_query, coded.run_doc, run_value, p)) for p in range(num_partitions))  # fmt: skip
     groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
-
-
-def _rowsby_partition(partition: np.ndarray, num_partitions: int) -> list[np.ndarray]:
-    """The row indices of each partition, in row order."""
-    order, _, _, offsets = group_order(partition, num_partitions, None, None)
-    return [order[offsets[p] : offsets[p + 1]] for p in range(num_partitions)]
 
 
 def compute_partitions(
