@@ -9,7 +9,7 @@ from setuptools import Extension, setup
 
 rowops = Extension(
     "rankwise.engine._rowops", ["src/rankwise/engine/_rowops.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
-    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h"],
+    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h", "src/rankwise/engine/_sorting.h"],
 )
 trecscan = Extension(
     "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c", "src/rankwise/io/_trecroute.c"], optional=True,

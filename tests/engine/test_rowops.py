@@ -167,6 +167,35 @@ def test_segment_sums_are_bincounts_bit_for_bit(sizes: list[int], seed: int, kin
 
 
 @needs_native
+@settings(max_examples=150, deadline=None)
+@given(pairs=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 60)), max_size=200))
+def test_distinct_items_per_user_equal_numpy(pairs: list[tuple[int, int]]) -> None:
+    """Each user's distinct items, ascending (users with many items and repeated pairs among them), on either path:
+    the sets of items per user."""
+    user = np.array([u for u, _ in pairs], dtype=np.int64)
+    item = np.array([i for _, i in pairs], dtype=np.int64)
+    native, reference = _both(lambda: rowops.distinct_items(user, 6, item))
+    assert all(np.array_equal(a, b) for a, b in zip(native, reference))
+    items, offsets = native
+    expected = [sorted({i for u, i in pairs if u == v}) for v in range(6)]
+    assert [items[offsets[v]:offsets[v + 1]].tolist() for v in range(6)] == expected
+
+
+@needs_native
+def test_distinct_items_on_several_threads_equal_one() -> None:
+    rng = np.random.default_rng(5)
+    user, item = rng.integers(0, 20_000, 2_500_000), rng.integers(0, 400, 2_500_000)
+    results = []
+    for count in ("1", "2", "3"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKWISE_THREADS", count)
+            results.append(rowops.distinct_items(user, 20_000, item))
+    assert all(all(np.array_equal(a, b) for a, b in zip(results[0], other)) for other in results[1:])
+    key = np.unique(user * 400 + item)
+    assert np.array_equal(results[0][0], key % 400) and results[0][1][-1] == len(key)
+
+
+@needs_native
 def test_grouping_counted_on_several_threads_keeps_input_order() -> None:
     """Above 2 M rows the counting sort by query runs on several threads (each counts and places a range of rows):
     the same order as one thread and as numpy (query, score descending, then input position)."""

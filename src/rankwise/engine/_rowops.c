@@ -12,78 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Does row a come before row b within its query: higher score first, then lower key. */
-static inline int before(double score_a, int64_t key_a, double score_b, int64_t key_b) {
-    return score_a > score_b || (score_a == score_b && key_a < key_b);
-}
-
-/* The key of position i: key[i], or the row itself where there is no key (rows ordered by input position). */
-#define KEY(i) (key != NULL ? key[i] : row[i])
-
-/* The score of position i: score[i], or 0 for every row where there is no score (rows ordered by key alone: no
- * array of zeros is made, moved or read). */
-#define SCORE(i) (score != NULL ? score[i] : 0.0)
-
-/* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending); key may be NULL
- * (the row is the key), and score NULL (every score 0); ``carry`` (or NULL) is moved with them. */
-static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t *carry, int64_t lo, int64_t hi) {
-    while (hi - lo > 24) { /* quicksort with a median-of-three pivot; the shorter side recursively */
-        int64_t mid = lo + (hi - lo) / 2, last = hi - 1;
-        int64_t candidates[3] = {lo, mid, last};
-        for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 2 - i; j++) {
-                int64_t x = candidates[j], y = candidates[j + 1];
-                if (before(SCORE(y), KEY(y), SCORE(x), KEY(x))) {
-                    candidates[j] = y;
-                    candidates[j + 1] = x;
-                }
-            }
-        double pivot_score = SCORE(candidates[1]);
-        int64_t pivot_key = KEY(candidates[1]);
-        int64_t i = lo, j = hi - 1;
-        while (i <= j) {
-            while (before(SCORE(i), KEY(i), pivot_score, pivot_key)) i++;
-            while (before(pivot_score, pivot_key, SCORE(j), KEY(j))) j--;
-            if (i <= j) {
-                if (score != NULL) { double s = score[i]; score[i] = score[j]; score[j] = s; }
-                if (key != NULL) { int64_t k = key[i]; key[i] = key[j]; key[j] = k; }
-                if (carry != NULL) { int64_t c = carry[i]; carry[i] = carry[j]; carry[j] = c; }
-                int64_t r = row[i]; row[i] = row[j]; row[j] = r;
-                i++;
-                j--;
-            }
-        }
-        if (j + 1 - lo < hi - i) {
-            sort_segment(score, key, row, carry, lo, j + 1);
-            lo = i;
-        } else {
-            sort_segment(score, key, row, carry, i, hi);
-            hi = j + 1;
-        }
-    }
-    for (int64_t i = lo + 1; i < hi; i++) { /* insertion sort for short runs */
-        double s = SCORE(i);
-        int64_t r = row[i], k = key != NULL ? key[i] : r, c = carry != NULL ? carry[i] : 0, j = i - 1;
-        while (j >= lo && before(s, k, SCORE(j), KEY(j))) {
-            if (score != NULL) score[j + 1] = score[j];
-            if (key != NULL) key[j + 1] = key[j];
-            if (carry != NULL) carry[j + 1] = carry[j];
-            row[j + 1] = row[j];
-            j--;
-        }
-        if (score != NULL) score[j + 1] = s;
-        if (key != NULL) key[j + 1] = k;
-        if (carry != NULL) carry[j + 1] = c;
-        row[j + 1] = r;
-    }
-}
-
-/* Are rows lo..hi-1 already in order (runs written in rank order, rows grouped in input order)? */
-static int in_order(const double *score, const int64_t *key, const int64_t *row, int64_t lo, int64_t hi) {
-    for (int64_t i = lo + 1; i < hi; i++)
-        if (before(SCORE(i), KEY(i), SCORE(i - 1), KEY(i - 1))) return 0;
-    return 1;
-}
+#include "_sorting.h"
 
 static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const char *name) {
     if (view->itemsize != itemsize || view->len != itemsize * count) {
@@ -244,13 +173,6 @@ typedef struct {
     int64_t missing, *out, first, last; /* rows first..last-1 */
 } LookupTask;
 
-/* The value of doc d among judgments lo..hi-1 (their docs ascending: a binary search), or ``missing``. */
-static inline int64_t judged_value(const int64_t *jdoc, const int64_t *jvalue, int64_t lo, int64_t hi, int64_t d,
-                                   int64_t missing) {
-    int64_t at = lower_bound(jdoc, lo, hi, d);
-    return (at < hi && jdoc[at] == d) ? jvalue[at] : missing;
-}
-
 static void *lookup_rows(void *arg) {
     LookupTask *t = arg;
     for (int64_t i = t->first; i < t->last; i++)
@@ -340,89 +262,6 @@ typedef struct {
     int64_t missing, first, last; /* queries first..last-1 */
     int memory;                   /* the buffers could not be had */
 } AlignQueries;
-
-/* The key of a score whose ascending order is the scores' descending order (its bits made sortable as an unsigned
- * number, then complemented; -0.0 keyed as 0.0, which it equals). */
-static inline uint64_t descending_key(double score) {
-    uint64_t bits;
-    if (score == 0.0) score = 0.0;
-    memcpy(&bits, &score, sizeof bits);
-    bits = (bits >> 63) ? ~bits : bits | (1ULL << 63);
-    return ~bits;
-}
-
-typedef struct {
-    uint64_t key;
-    int64_t place;
-} Keyed;
-
-/* Sort n pairs by key, equal keys keeping their order (least significant byte first: a stable counting pass per
- * byte, a byte the keys all share skipped); ``spare`` holds n pairs. Returns the buffer holding the result. */
-static Keyed *radix_sort(Keyed *pairs, Keyed *spare, int64_t n) {
-    int64_t count[8][256];
-    memset(count, 0, sizeof count);
-    for (int64_t i = 0; i < n; i++)
-        for (int b = 0; b < 8; b++) count[b][(pairs[i].key >> (8 * b)) & 255]++;
-    for (int b = 0; b < 8; b++) {
-        if (count[b][(pairs[0].key >> (8 * b)) & 255] == n) continue; /* one value of this byte: nothing moves */
-        int64_t at = 0;
-        for (int v = 0; v < 256; v++) {
-            int64_t c = count[b][v];
-            count[b][v] = at;
-            at += c;
-        }
-        for (int64_t i = 0; i < n; i++) spare[count[b][(pairs[i].key >> (8 * b)) & 255]++] = pairs[i];
-        Keyed *swap = pairs;
-        pairs = spare;
-        spare = swap;
-    }
-    return pairs;
-}
-
-/* Order rows lo..hi-1 by score descending, equal scores in place order (the rows are placed in input order): short
- * queries by insertion over (key, place) pairs, longer ones by a radix sort of their keys (no comparisons to
- * mispredict); then scores, docs and rows written in that order. ``buf`` holds 2 (hi - lo) pairs, ``copy`` 3 (hi -
- * lo) values (the rows' scores, rows and docs as they were). */
-#define INSERTION_ROWS 64
-static void order_query(double *score, int64_t *row, int64_t *doc, int64_t lo, int64_t hi, Keyed *buf,
-                        int64_t *copy) {
-    int64_t n = hi - lo, *rows = copy, *docs = copy + n;
-    double *scores = (double *)(copy + 2 * n);
-    for (int64_t i = 0; i < n; i++) {
-        scores[i] = score[lo + i];
-        rows[i] = row[lo + i];
-        docs[i] = doc[lo + i];
-    }
-    Keyed *sorted = buf;
-    if (n <= INSERTION_ROWS) {
-        for (int64_t i = 0; i < n; i++) {
-            Keyed x = {descending_key(scores[i]), i};
-            int64_t j = i - 1;
-            while (j >= 0 && buf[j].key > x.key) { /* equal keys keep their places: ties in input order */
-                buf[j + 1] = buf[j];
-                j--;
-            }
-            buf[j + 1] = x;
-        }
-    } else {
-        for (int64_t i = 0; i < n; i++) buf[i] = (Keyed){descending_key(scores[i]), i};
-        sorted = radix_sort(buf, buf + n, n);
-    }
-    for (int64_t i = 0; i < n; i++) {
-        int64_t at = sorted[i].place;
-        score[lo + i] = scores[at];
-        row[lo + i] = rows[at];
-        doc[lo + i] = docs[at];
-    }
-}
-
-/* judged_value for few judgments: the position counted without branches. */
-static inline int64_t judged_value_short(const int64_t *jdoc, const int64_t *jvalue, int64_t lo, int64_t hi,
-                                         int64_t d, int64_t missing) {
-    int64_t at = lo;
-    for (int64_t j = lo; j < hi; j++) at += jdoc[j] < d;
-    return (at < hi && jdoc[at] == d) ? jvalue[at] : missing;
-}
 
 static void *align_queries(void *arg) {
     AlignQueries *t = arg;
@@ -664,9 +503,143 @@ done:
     return result;
 }
 
+/* distinct_items(user, num_users, item, out_items, out_offsets, threads) -> distinct pairs
+ *
+ * The distinct (user, item) pairs grouped by user (0 <= user < num_users), each user's items ascending: a counting
+ * sort by user placing only the items (on every core), each user's items sorted and their repeats dropped (users
+ * split over threads), then packed. out_items holds len(item) values, the first ``distinct pairs`` written;
+ * out_offsets num_users + 1 (the items of user u are out_items[out_offsets[u]..out_offsets[u+1]-1]). The same as
+ * group_order by user with the items as key, then the first of each run of equal (user, item) kept. */
+typedef struct {
+    const CountTask *c;
+    const int64_t *item;
+    int64_t *placed;
+} ItemPlace;
+
+static void *place_items(void *arg) {
+    ItemPlace *t = arg;
+    const CountTask *c = t->c;
+    int64_t *next = c->count;
+    for (int64_t i = c->begin; i < c->end; i++) t->placed[next[c->key[i]]++] = t->item[i];
+    return NULL;
+}
+
+static int compare_codes(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct {
+    int64_t *placed, *kept;
+    const int64_t *offsets;
+    int64_t first, last; /* users first..last-1 */
+} ItemSort;
+
+/* Each user's items sorted in place and their repeats dropped: kept[u] distinct items at the start of its rows. */
+static void *sort_items(void *arg) {
+    ItemSort *t = arg;
+    for (int64_t u = t->first; u < t->last; u++) {
+        int64_t lo = t->offsets[u], hi = t->offsets[u + 1], *x = t->placed;
+        if (hi - lo <= 32) {
+            for (int64_t i = lo + 1; i < hi; i++) {
+                int64_t v = x[i], j = i - 1;
+                while (j >= lo && x[j] > v) {
+                    x[j + 1] = x[j];
+                    j--;
+                }
+                x[j + 1] = v;
+            }
+        } else {
+            qsort(x + lo, (size_t)(hi - lo), sizeof(int64_t), compare_codes);
+        }
+        int64_t k = 0;
+        for (int64_t i = lo; i < hi; i++)
+            if (k == 0 || x[i] != x[lo + k - 1]) x[lo + k++] = x[i];
+        t->kept[u] = k;
+    }
+    return NULL;
+}
+
+typedef struct {
+    const int64_t *placed, *offsets, *out_offsets;
+    int64_t *out;
+    int64_t first, last;
+} ItemPack;
+
+static void *pack_items(void *arg) {
+    ItemPack *t = arg;
+    for (int64_t u = t->first; u < t->last; u++)
+        memcpy(t->out + t->out_offsets[u], t->placed + t->offsets[u],
+               sizeof(int64_t) * (size_t)(t->out_offsets[u + 1] - t->out_offsets[u]));
+    return NULL;
+}
+
+static PyObject *distinct_items(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer user_v, item_v, out_v, offsets_v;
+    Py_ssize_t num_users;
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*ny*w*w*i", &user_v, &num_users, &item_v, &out_v, &offsets_v, &requested))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = user_v.len / 8;
+    int64_t *counts = NULL, *placed = NULL, *offsets = NULL, *kept = NULL;
+    if (num_users < 0 || !check(&user_v, 8, n, "user") || !check(&item_v, 8, n, "item") ||
+        !check(&out_v, 8, n, "out_items") || !check(&offsets_v, 8, num_users + 1, "out_offsets"))
+        goto done;
+    int parts = tasks_for_rows(requested, n), ok;
+    counts = calloc((size_t)parts * (size_t)(num_users ? num_users : 1), sizeof(int64_t));
+    placed = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
+    offsets = malloc(sizeof(int64_t) * (size_t)(num_users + 1));
+    kept = malloc(sizeof(int64_t) * (size_t)(num_users ? num_users : 1));
+    if (counts == NULL || placed == NULL || offsets == NULL || kept == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    int64_t *out_offsets = offsets_v.buf;
+    Py_BEGIN_ALLOW_THREADS
+    CountTask sorts[MAX_THREADS];
+    ok = count_tasks(sorts, parts, user_v.buf, NULL, 0, 0, n, num_users, counts);
+    if (ok) {
+        first_positions(sorts, parts, num_users, offsets);
+        ItemPlace places[MAX_THREADS];
+        for (int t = 0; t < parts; t++) places[t] = (ItemPlace){&sorts[t], item_v.buf, placed};
+        run_all(place_items, places, sizeof(ItemPlace), parts);
+        int threads = thread_count(requested, n);
+        ItemSort sorting[MAX_THREADS];
+        for (int t = 0; t < threads; t++)
+            sorting[t] = (ItemSort){placed, kept, offsets, range_start(offsets, num_users, t, threads),
+                                    range_start(offsets, num_users, t + 1, threads)};
+        run_all(sort_items, sorting, sizeof(ItemSort), threads);
+        out_offsets[0] = 0;
+        for (Py_ssize_t u = 0; u < num_users; u++) out_offsets[u + 1] = out_offsets[u] + kept[u];
+        ItemPack packing[MAX_THREADS];
+        for (int t = 0; t < threads; t++)
+            packing[t] = (ItemPack){placed, offsets, out_offsets, out_v.buf, sorting[t].first, sorting[t].last};
+        run_all(pack_items, packing, sizeof(ItemPack), threads);
+    }
+    Py_END_ALLOW_THREADS
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "a user lies outside 0..num_users-1");
+        goto done;
+    }
+    result = PyLong_FromLongLong((long long)out_offsets[num_users]);
+done:
+    free(counts);
+    free(placed);
+    free(offsets);
+    free(kept);
+    PyBuffer_Release(&user_v);
+    PyBuffer_Release(&item_v);
+    PyBuffer_Release(&out_v);
+    PyBuffer_Release(&offsets_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
+    {"distinct_items", distinct_items, METH_VARARGS, "Each user's distinct items, ascending (see rankwise.rowops)."},
     {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
     {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},

@@ -226,6 +226,31 @@ def lookup(
     return out
 
 
+def distinct_items(user: np.ndarray, num_users: int, item: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct (user, item) pairs grouped by user: ``(items, offsets)``, the items of user ``u`` ascending in
+    ``items[offsets[u]:offsets[u+1]]`` (the layout :func:`lookup` searches).
+
+    numpy: :func:`group_order` by user with the items as key, then the first of each run of equal pairs kept;
+    compiled: a counting sort placing only the items (every core), each user's items sorted and their repeats dropped
+    (threads over users), then packed.
+    """
+    user = np.ascontiguousarray(user, dtype=np.int64)
+    item = np.ascontiguousarray(item, dtype=np.int64)
+    offsets = np.empty(num_users + 1, dtype=np.int64)
+    if NATIVE is not None:
+        items = np.empty(len(item), dtype=np.int64)
+        kept = NATIVE.distinct_items(user, num_users, item, items, offsets, threads())
+        return items[:kept].copy() if kept < len(item) // 2 else items[:kept], offsets
+    _, _, sorted_item, grouped = group_order(user, num_users, None, item)
+    first = np.empty(len(sorted_item), dtype=bool)  # a pair's first row: a new user or a new item
+    first[:1] = True
+    np.not_equal(sorted_item[1:], sorted_item[:-1], out=first[1:])
+    first[grouped[:-1][grouped[:-1] < len(first)]] = True
+    at = np.flatnonzero(first)  # the kept rows; a user's first kept row is the first at or after its offset
+    offsets[:] = np.searchsorted(at, grouped)
+    return sorted_item[at], offsets
+
+
 def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Σ ``values`` over each query's rows ``offsets[q]:offsets[q+1]`` (only rows where ``mask``), as float64.
 

@@ -26,7 +26,7 @@ else:
 from ..errors import InputError, MeasureError
 from ..io.table import DOCID, QID, ROW, VALUE, Table
 from .aligned import Aligned
-from .rowops import group_order, id_codes, lookup, text_order_codes
+from .rowops import distinct_items, id_codes, lookup, text_order_codes
 
 
 def catalogue_size(catalog: Any, items: pl.Series | None, measure: str) -> tuple[int, pl.Series | None]:
@@ -85,19 +85,12 @@ class TrainingIndex:
     def of(cls, pairs: pl.DataFrame) -> TrainingIndex:
         """Index ``pairs`` (``query_id`` and ``doc_id`` columns of text or integers; repeated pairs count once):
         ids coded once (:func:`.rowops.text_order_codes`, :func:`~.rowops.id_codes`), the pairs
-        grouped by user and sorted by item code in one pass (:func:`~.rowops.group_order`), repeats
-        dropped. O(pairs); no text is sorted but the distinct user ids."""
+        grouped by user, sorted by item code and their repeats dropped in one pass (:func:`~.rowops.distinct_items`).
+        O(pairs); no text is sorted but the distinct user ids."""
         (user,), users = text_order_codes(pairs.get_column(QID))
         (item,), items = id_codes(pairs.get_column(DOCID))
-        _, _, sorted_item, offsets = group_order(user, len(users), None, item)
-        first = np.empty(len(sorted_item), dtype=bool)  # a pair's first row: a new user or a new item
-        first[:1] = True
-        np.not_equal(sorted_item[1:], sorted_item[:-1], out=first[1:])
-        first[offsets[:-1]] = True
-        at = np.flatnonzero(first)  # the kept rows; a user's first kept row is the first at or after its offset
-        user_items = sorted_item[at]
-        return cls(_as_text(users), _as_text(items), np.searchsorted(at, offsets).astype(np.int64), user_items,
-                   np.bincount(user_items, minlength=len(items)))  # fmt: skip
+        user_items, offsets = distinct_items(user, len(users), item)
+        return cls(_as_text(users), _as_text(items), offsets, user_items, np.bincount(user_items, minlength=len(items)))
 
     @property
     def num_pairs(self) -> int:
