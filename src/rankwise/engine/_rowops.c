@@ -236,7 +236,7 @@ typedef struct {
     const CountTask *c;
     const double *score;
     const int64_t *doc;
-    int64_t *row, *sdoc;
+    int64_t *sdoc;
     double *sscore;
 } AlignPlace;
 
@@ -248,7 +248,6 @@ static void *align_place(void *arg) {
         int64_t k = group_of(c, i);
         if (k < 0) continue;
         int64_t at = next[k]++;
-        t->row[at] = i;
         t->sscore[at] = t->score[i];
         t->sdoc[at] = t->doc[i];
     }
@@ -257,7 +256,7 @@ static void *align_place(void *arg) {
 
 typedef struct {
     double *sscore;
-    int64_t *row, *sdoc, *value, *query, *rank;
+    int64_t *sdoc, *value, *query, *rank;
     const int64_t *offsets, *joffsets, *jdoc, *jvalue;
     int64_t missing, first, last; /* queries first..last-1 */
     int memory;                   /* the buffers could not be had */
@@ -269,7 +268,7 @@ static void *align_queries(void *arg) {
     for (int64_t q = t->first; q < t->last; q++)
         if (t->offsets[q + 1] - t->offsets[q] > longest) longest = t->offsets[q + 1] - t->offsets[q];
     Keyed *buf = malloc(sizeof(Keyed) * 2 * (size_t)longest);
-    int64_t *copy = malloc(sizeof(int64_t) * 3 * (size_t)longest);
+    int64_t *copy = malloc(sizeof(int64_t) * 2 * (size_t)longest);
     if (buf == NULL || copy == NULL) {
         free(buf);
         free(copy);
@@ -278,8 +277,7 @@ static void *align_queries(void *arg) {
     }
     for (int64_t q = t->first; q < t->last; q++) {
         int64_t lo = t->offsets[q], hi = t->offsets[q + 1], jlo = t->joffsets[q], jhi = t->joffsets[q + 1];
-        if (!in_order(t->sscore, NULL, t->row, lo, hi))
-            order_query(t->sscore, t->row, t->sdoc, lo, hi, buf, copy);
+        if (!descending(t->sscore, lo, hi)) order_query(t->sscore, t->sdoc, lo, hi, buf, copy);
         int few = jhi - jlo <= 16;
         for (int64_t i = lo; i < hi; i++) {
             t->query[i] = q;
@@ -328,10 +326,7 @@ static PyObject *align_rows(PyObject *self, PyObject *args) {
     int64_t *offsets = v[12].buf;
     int parts = tasks_for_rows(requested, n);
     int64_t *counts = calloc((size_t)parts * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
-    int64_t *row = malloc(sizeof(int64_t) * (size_t)(n ? n : 1));
-    if (counts == NULL || row == NULL) {
-        free(counts);
-        free(row);
+    if (counts == NULL) {
         PyErr_NoMemory();
         goto done;
     }
@@ -343,12 +338,12 @@ static PyObject *align_rows(PyObject *self, PyObject *args) {
         first_positions(sorts, parts, num_queries, offsets);
         AlignPlace places[MAX_THREADS];
         for (int t = 0; t < parts; t++)
-            places[t] = (AlignPlace){&sorts[t], v[2].buf, v[3].buf, row, v[8].buf, v[7].buf};
+            places[t] = (AlignPlace){&sorts[t], v[2].buf, v[3].buf, v[8].buf, v[7].buf};
         run_all(align_place, places, sizeof(AlignPlace), parts);
         int threads = thread_count(requested, offsets[num_queries]);
         AlignQueries tasks[MAX_THREADS];
         for (int t = 0; t < threads; t++)
-            tasks[t] = (AlignQueries){v[7].buf, row, v[8].buf, v[9].buf, v[10].buf, v[11].buf, offsets, joffsets,
+            tasks[t] = (AlignQueries){v[7].buf, v[8].buf, v[9].buf, v[10].buf, v[11].buf, offsets, joffsets,
                                       v[5].buf, v[6].buf, (int64_t)missing,
                                       range_start(offsets, num_queries, t, threads),
                                       range_start(offsets, num_queries, t + 1, threads), 0};
@@ -357,7 +352,6 @@ static PyObject *align_rows(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     free(counts);
-    free(row);
     if (memory) {
         PyErr_NoMemory();
         goto done;

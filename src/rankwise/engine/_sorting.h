@@ -124,18 +124,23 @@ static Keyed *radix_sort(Keyed *pairs, Keyed *spare, int64_t n) {
     return pairs;
 }
 
-/* Order rows lo..hi-1 by score descending, equal scores in place order (the rows are placed in input order): short
- * queries by insertion over (key, place) pairs, longer ones by a radix sort of their keys (no comparisons to
- * mispredict); then scores, docs and rows written in that order. ``buf`` holds 2 (hi - lo) pairs, ``copy`` 3 (hi -
- * lo) values (the rows' scores, rows and docs as they were). */
+/* Are scores lo..hi-1 in descending order (equal ones in any order: they are in input order already)? */
+static int descending(const double *score, int64_t lo, int64_t hi) {
+    for (int64_t i = lo + 1; i < hi; i++)
+        if (score[i] > score[i - 1]) return 0;
+    return 1;
+}
+
+/* Order rows lo..hi-1 by score descending, equal scores in place order (the rows are placed in input order, and
+ * both sorts are stable: no row index is needed to break ties): short queries by insertion over (key, place) pairs,
+ * longer ones by a radix sort of their keys (no comparisons to mispredict); then scores and docs written in that
+ * order. ``buf`` holds 2 (hi - lo) pairs, ``copy`` 2 (hi - lo) values (the rows' scores and docs as they were). */
 #define INSERTION_ROWS 64
-static void order_query(double *score, int64_t *row, int64_t *doc, int64_t lo, int64_t hi, Keyed *buf,
-                        int64_t *copy) {
-    int64_t n = hi - lo, *rows = copy, *docs = copy + n;
-    double *scores = (double *)(copy + 2 * n);
+static void order_query(double *score, int64_t *doc, int64_t lo, int64_t hi, Keyed *buf, int64_t *copy) {
+    int64_t n = hi - lo, *docs = copy;
+    double *scores = (double *)(copy + n);
     for (int64_t i = 0; i < n; i++) {
         scores[i] = score[lo + i];
-        rows[i] = row[lo + i];
         docs[i] = doc[lo + i];
     }
     Keyed *sorted = buf;
@@ -156,7 +161,6 @@ static void order_query(double *score, int64_t *row, int64_t *doc, int64_t lo, i
     for (int64_t i = 0; i < n; i++) {
         int64_t at = sorted[i].place;
         score[lo + i] = scores[at];
-        row[lo + i] = rows[at];
         doc[lo + i] = docs[at];
     }
 }
