@@ -57,6 +57,11 @@ PACKAGES = ("numpy", "polars", "pandas", "pytrec-eval-terrier", "ranx", "numba",
 PARTS = ("p1", "drop-in", "compat", "p2", "beyond", "spark", "large")
 
 
+DROP_IN_REPEATS = 11
+"""Runs of each command of the drop-in part at least: a fresh process's 0.3 s varies by a tenth from run to run on a
+shared machine, so the median of 3 can move a ratio by as much."""
+
+
 @dataclass(frozen=True)
 class Part:
     key: str
@@ -71,7 +76,7 @@ def parts(args: argparse.Namespace) -> list[Part]:
                    "--docs", str(args.docs), "--repeat", str(args.repeat)]),
         "drop-in": Part("drop-in", "rankwise trec_eval against the trec_eval binary",
                         [python, str(HERE / "bench_drop_in.py"), "--queries", str(args.queries), "--docs",
-                         str(args.docs), "--repeat", str(max(args.repeat, 3)), "--threads", "1"]),
+                         str(args.docs), "--repeat", str(max(args.repeat, DROP_IN_REPEATS)), "--threads", "1"]),
         "compat": Part("compat", "The compat modules against pytrec_eval, ranx and ir_measures, from dicts",
                        [python, str(HERE / "bench_compat.py"), "--sizes", args.compat_sizes, "--repeat",
                         str(args.repeat)]),
