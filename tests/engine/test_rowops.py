@@ -196,6 +196,19 @@ def test_distinct_items_on_several_threads_equal_one() -> None:
 
 
 @needs_native
+@settings(max_examples=100, deadline=None)
+@given(sizes=st.lists(st.integers(0, 30), min_size=1, max_size=12), seed=st.integers(0, 2**32 - 1))
+def test_segment_counts_are_running_counts_within_each_query(sizes: list[int], seed: int) -> None:
+    """Per row, the flags of its query up to and including it (empty queries among them), on either path."""
+    flags = np.random.default_rng(seed).random(sum(sizes)) < 0.4
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    native, reference = _both(lambda: rowops.segment_counts(flags, offsets))
+    expected = [int(flags[a:i + 1].sum()) for a, b in itertools.pairwise(offsets.tolist()) for i in range(a, b)]
+    assert native.dtype == reference.dtype == np.int64
+    assert native.tolist() == reference.tolist() == expected
+
+
+@needs_native
 def test_grouping_counted_on_several_threads_keeps_input_order() -> None:
     """Above 2 M rows the counting sort by query runs on several threads (each counts and places a range of rows):
     the same order as one thread and as numpy (query, score descending, then input position)."""

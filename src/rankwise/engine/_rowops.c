@@ -445,10 +445,18 @@ typedef struct {
     const int64_t *offsets;
     double *out;
     int64_t first, last;
+    int64_t *running; /* not NULL: running counts of flags per row instead (segment_counts) */
 } SumTask;
 
 static void *sum_segments(void *arg) {
     SumTask *t = arg;
+    if (t->running != NULL) {
+        for (int64_t q = t->first; q < t->last; q++) {
+            int64_t count = 0;
+            for (int64_t i = t->offsets[q]; i < t->offsets[q + 1]; i++) t->running[i] = count += t->flags[i] != 0;
+        }
+        return NULL;
+    }
     for (int64_t q = t->first; q < t->last; q++) {
         double total = 0.0;
         for (int64_t i = t->offsets[q]; i < t->offsets[q + 1]; i++)
@@ -484,7 +492,7 @@ static PyObject *segment_sums(PyObject *self, PyObject *args) {
     for (int t = 0; t < threads; t++)
         tasks[t] = (SumTask){flags ? NULL : values_v.buf, flags ? values_v.buf : NULL, have_mask ? mask_v.buf : NULL,
                              offsets, out_v.buf, range_start(offsets, num_queries, t, threads),
-                             range_start(offsets, num_queries, t + 1, threads)};
+                             range_start(offsets, num_queries, t + 1, threads), NULL};
     run_all(sum_segments, tasks, sizeof(SumTask), threads);
     Py_END_ALLOW_THREADS
     result = Py_None;
@@ -494,6 +502,41 @@ done:
     PyBuffer_Release(&offsets_v);
     PyBuffer_Release(&out_v);
     if (have_mask > 0) PyBuffer_Release(&mask_v);
+    return result;
+}
+
+/* segment_counts(flags, offsets, out, threads)
+ *
+ * out[i] = how many of the rows of i's query up to and including i have flags set (bool, 1 byte): a running count
+ * within each query offsets[q]..offsets[q+1]-1, the queries split over ``threads`` threads. */
+static PyObject *segment_counts(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer flags_v, offsets_v, out_v;
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*y*w*i", &flags_v, &offsets_v, &out_v, &requested)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = flags_v.len, num_queries = offsets_v.len / 8 - 1;
+    if (num_queries < 0 || !check(&flags_v, 1, n, "flags") || !check(&out_v, 8, n, "out")) goto done;
+    const int64_t *offsets = offsets_v.buf;
+    for (Py_ssize_t q = 0; q < num_queries; q++)
+        if (offsets[0] != 0 || offsets[q + 1] < offsets[q] || offsets[num_queries] != n) {
+            PyErr_SetString(PyExc_ValueError, "offsets must rise from 0 to len(flags)");
+            goto done;
+        }
+    Py_BEGIN_ALLOW_THREADS
+    int threads = thread_count(requested, n);
+    SumTask tasks[MAX_THREADS];
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (SumTask){NULL, flags_v.buf, NULL, offsets, NULL, range_start(offsets, num_queries, t, threads),
+                             range_start(offsets, num_queries, t + 1, threads), out_v.buf};
+    run_all(sum_segments, tasks, sizeof(SumTask), threads);
+    Py_END_ALLOW_THREADS
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&flags_v);
+    PyBuffer_Release(&offsets_v);
+    PyBuffer_Release(&out_v);
     return result;
 }
 
@@ -634,6 +677,7 @@ static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
     {"distinct_items", distinct_items, METH_VARARGS, "Each user's distinct items, ascending (see rankwise.rowops)."},
+    {"segment_counts", segment_counts, METH_VARARGS, "Running counts of flags per query (see rankwise.rowops)."},
     {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
     {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},

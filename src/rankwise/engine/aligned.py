@@ -24,7 +24,16 @@ from ..errors import InputError
 from ..io.scan import ScannedIds
 from ..io.table import DOCID, QID, Table
 from ..policies import Policies, QuerySet, ScorePrecision, TiePolicy
-from .rowops import align_rows, group_order, id_codes, run_starts, segment_sums, text_order, text_order_codes
+from .rowops import (
+    align_rows,
+    group_order,
+    id_codes,
+    run_starts,
+    segment_counts,
+    segment_sums,
+    text_order,
+    text_order_codes,
+)
 
 UNJUDGED = np.iinfo(np.int64).min
 """Grade given to retrieved documents that are not in the qrels (never relevant, not judged)."""
@@ -140,10 +149,9 @@ class Aligned:
         return np.diff(self.offsets).astype(np.float64)
 
     def cumulative_within_query(self, flags: np.ndarray) -> np.ndarray:
-        """Running count of ``flags`` within each query, inclusive of the row itself."""
-        total = np.zeros(len(flags) + 1, dtype=np.int64)
-        np.cumsum(flags, out=total[1:])
-        return total[1:] - total[self.offsets[self.qidx]]
+        """Running count of ``flags`` within each query, inclusive of the row itself
+        (:func:`.rowops.segment_counts`)."""
+        return segment_counts(flags, self.offsets)
 
 
 def same_id_types(qrels: Table, run: Table) -> tuple[Table, Table]:

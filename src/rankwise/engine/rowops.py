@@ -251,6 +251,20 @@ def distinct_items(user: np.ndarray, num_users: int, item: np.ndarray) -> tuple[
     return sorted_item[at], offsets
 
 
+def segment_counts(flags: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Per row, how many rows of its query up to and including it have ``flags`` (rows grouped by query,
+    ``offsets[q]:offsets[q+1]``), as int64. numpy: a cumulative sum less each query's sum before it; compiled: a
+    running count per query (threads over queries)."""
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if NATIVE is not None and flags.dtype == np.bool_:
+        out = np.empty(len(flags), dtype=np.int64)
+        NATIVE.segment_counts(np.ascontiguousarray(flags), offsets, out, threads())
+        return out
+    total = np.zeros(len(flags) + 1, dtype=np.int64)
+    np.cumsum(flags, out=total[1:])
+    return total[1:] - np.repeat(total[offsets[:-1]], np.diff(offsets))
+
+
 def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
     """Σ ``values`` over each query's rows ``offsets[q]:offsets[q+1]`` (only rows where ``mask``), as float64.
 
