@@ -466,6 +466,30 @@ static void *sum_segments(void *arg) {
     return NULL;
 }
 
+/* Offsets of num_queries queries that rise from 0 to n (else an error set, 0). */
+static int rising(const int64_t *offsets, Py_ssize_t num_queries, Py_ssize_t n) {
+    for (Py_ssize_t q = 0; q < num_queries; q++)
+        if (offsets[0] != 0 || offsets[q + 1] < offsets[q] || offsets[num_queries] != n) {
+            PyErr_SetString(PyExc_ValueError, "offsets must rise from 0 to the number of rows");
+            return 0;
+        }
+    return 1;
+}
+
+/* sum_segments over queries proto.first..proto.last-1, split over threads (each a copy of proto with its range). */
+static void run_segments(SumTask proto, int requested) {
+    Py_BEGIN_ALLOW_THREADS
+    int threads = thread_count(requested, proto.offsets[proto.last]);
+    SumTask tasks[MAX_THREADS];
+    for (int t = 0; t < threads; t++) {
+        tasks[t] = proto;
+        tasks[t].first = range_start(proto.offsets, proto.last, t, threads);
+        tasks[t].last = range_start(proto.offsets, proto.last, t + 1, threads);
+    }
+    run_all(sum_segments, tasks, sizeof(SumTask), threads);
+    Py_END_ALLOW_THREADS
+}
+
 static PyObject *segment_sums(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer values_v, offsets_v, out_v, mask_v = {0};
@@ -481,20 +505,9 @@ static PyObject *segment_sums(PyObject *self, PyObject *args) {
     Py_ssize_t n = offsets[num_queries];
     int flags = values_v.itemsize == 1;
     if (!check(&values_v, flags ? 1 : 8, n, "values") || (have_mask && !check(&mask_v, 1, n, "mask"))) goto done;
-    for (Py_ssize_t q = 0; q < num_queries; q++)
-        if (offsets[0] != 0 || offsets[q + 1] < offsets[q]) {
-            PyErr_SetString(PyExc_ValueError, "offsets must rise from 0");
-            goto done;
-        }
-    Py_BEGIN_ALLOW_THREADS
-    int threads = thread_count(requested, n);
-    SumTask tasks[MAX_THREADS];
-    for (int t = 0; t < threads; t++)
-        tasks[t] = (SumTask){flags ? NULL : values_v.buf, flags ? values_v.buf : NULL, have_mask ? mask_v.buf : NULL,
-                             offsets, out_v.buf, range_start(offsets, num_queries, t, threads),
-                             range_start(offsets, num_queries, t + 1, threads), NULL};
-    run_all(sum_segments, tasks, sizeof(SumTask), threads);
-    Py_END_ALLOW_THREADS
+    if (!rising(offsets, num_queries, n)) goto done;
+    run_segments((SumTask){flags ? NULL : values_v.buf, flags ? values_v.buf : NULL, have_mask ? mask_v.buf : NULL,
+                           offsets, out_v.buf, 0, num_queries, NULL}, requested);
     result = Py_None;
     Py_INCREF(result);
 done:
@@ -518,19 +531,8 @@ static PyObject *segment_counts(PyObject *self, PyObject *args) {
     Py_ssize_t n = flags_v.len, num_queries = offsets_v.len / 8 - 1;
     if (num_queries < 0 || !check(&flags_v, 1, n, "flags") || !check(&out_v, 8, n, "out")) goto done;
     const int64_t *offsets = offsets_v.buf;
-    for (Py_ssize_t q = 0; q < num_queries; q++)
-        if (offsets[0] != 0 || offsets[q + 1] < offsets[q] || offsets[num_queries] != n) {
-            PyErr_SetString(PyExc_ValueError, "offsets must rise from 0 to len(flags)");
-            goto done;
-        }
-    Py_BEGIN_ALLOW_THREADS
-    int threads = thread_count(requested, n);
-    SumTask tasks[MAX_THREADS];
-    for (int t = 0; t < threads; t++)
-        tasks[t] = (SumTask){NULL, flags_v.buf, NULL, offsets, NULL, range_start(offsets, num_queries, t, threads),
-                             range_start(offsets, num_queries, t + 1, threads), out_v.buf};
-    run_all(sum_segments, tasks, sizeof(SumTask), threads);
-    Py_END_ALLOW_THREADS
+    if (!rising(offsets, num_queries, n)) goto done;
+    run_segments((SumTask){NULL, flags_v.buf, NULL, offsets, NULL, 0, num_queries, out_v.buf}, requested);
     result = Py_None;
     Py_INCREF(result);
 done:
