@@ -405,9 +405,11 @@ class SharedIds:
 
     @classmethod
     def of(cls, coded: Coded) -> SharedIds:
+        doc_ids = coded.doc_ids  # not ``coded``: its per-row codes are not kept alive by the dictionaries
+
         def every_doc() -> pl.Series:
-            assert coded.doc_ids is not None
-            return coded.doc_ids
+            assert doc_ids is not None
+            return doc_ids
 
         return cls(_series(coded.query_ids, QID), coded.doc_text, coded.all_doc_ids or every_doc)
 

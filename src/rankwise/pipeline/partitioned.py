@@ -108,6 +108,8 @@ def compute_in_partitions(
     identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
     run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
     per_query = np.bincount(run_query, minlength=len(coded.query_ids))
+    run_query, run_doc, qrels_query, qrels_doc = _narrow(run_query, coded.run_doc, coded.qrels_query, coded.qrels_doc)
+    del coded  # its int64 codes: the narrow ones are kept while the ranges are computed
     partition_of = (np.cumsum(per_query) - per_query) // limit  # by query, in text order: never decreasing
     num_partitions = int(partition_of.max(initial=0)) + 1
     first_query = np.searchsorted(partition_of, np.arange(num_partitions + 1))
@@ -117,15 +119,23 @@ def compute_in_partitions(
         """The rows of partition ``p``, in their order: those whose query lies in its range (found when the
         partition is computed, so that no order of all rows is held)."""
         rows = np.flatnonzero((query >= first_query[p]) & (query < first_query[p + 1]))
-        codes = TableCodes(ids, query[rows], doc[rows], value[rows], rows=rows)
+        codes = TableCodes(ids, query[rows].astype(np.int64), doc[rows].astype(np.int64), value[rows], rows=rows)
         return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
 
-    partitions = ((part(qrels, coded.qrels_query, coded.qrels_doc, qrels_value, p),
-                   part(run, run_query, coded.run_doc, run_value, p)) for p in range(num_partitions))  # fmt: skip
+    partitions = ((part(qrels, qrels_query, qrels_doc, qrels_value, p),
+                   part(run, run_query, run_doc, run_value, p)) for p in range(num_partitions))  # fmt: skip
     groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
+
+
+def _narrow(*codes: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The codes as int32 where every one fits (half the memory of int64 while the ranges are computed), else as
+    they are."""
+    if all(not len(c) or int(c.max()) < 2**31 for c in codes):
+        return tuple(c.astype(np.int32) for c in codes)
+    return codes
 
 
 def compute_partitions(
