@@ -37,7 +37,7 @@ static void *sort_queries(void *arg) {
     int64_t *key = t->key, *row = t->row;
     for (int64_t q = t->first; q < t->last; q++)
         if (!in_order(score, key, row, t->offsets[q], t->offsets[q + 1]))
-            sort_segment(score, key, row, NULL, t->offsets[q], t->offsets[q + 1]);
+            sort_segment(score, key, row, t->offsets[q], t->offsets[q + 1]);
     return NULL;
 }
 

@@ -19,8 +19,8 @@ static inline int before(double score_a, int64_t key_a, double score_b, int64_t 
 #define SCORE(i) (score != NULL ? score[i] : 0.0)
 
 /* Sort rows lo..hi-1 of the parallel arrays (score, key, row) by (score descending, key ascending); key may be NULL
- * (the row is the key), and score NULL (every score 0); ``carry`` (or NULL) is moved with them. */
-static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t *carry, int64_t lo, int64_t hi) {
+ * (the row is the key), and score NULL (every score 0). */
+static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t lo, int64_t hi) {
     while (hi - lo > 24) { /* quicksort with a median-of-three pivot; the shorter side recursively */
         int64_t mid = lo + (hi - lo) / 2, last = hi - 1;
         int64_t candidates[3] = {lo, mid, last};
@@ -41,33 +41,30 @@ static void sort_segment(double *score, int64_t *key, int64_t *row, int64_t *car
             if (i <= j) {
                 if (score != NULL) { double s = score[i]; score[i] = score[j]; score[j] = s; }
                 if (key != NULL) { int64_t k = key[i]; key[i] = key[j]; key[j] = k; }
-                if (carry != NULL) { int64_t c = carry[i]; carry[i] = carry[j]; carry[j] = c; }
                 int64_t r = row[i]; row[i] = row[j]; row[j] = r;
                 i++;
                 j--;
             }
         }
         if (j + 1 - lo < hi - i) {
-            sort_segment(score, key, row, carry, lo, j + 1);
+            sort_segment(score, key, row, lo, j + 1);
             lo = i;
         } else {
-            sort_segment(score, key, row, carry, i, hi);
+            sort_segment(score, key, row, i, hi);
             hi = j + 1;
         }
     }
     for (int64_t i = lo + 1; i < hi; i++) { /* insertion sort for short runs */
         double s = SCORE(i);
-        int64_t r = row[i], k = key != NULL ? key[i] : r, c = carry != NULL ? carry[i] : 0, j = i - 1;
+        int64_t r = row[i], k = key != NULL ? key[i] : r, j = i - 1;
         while (j >= lo && before(s, k, SCORE(j), KEY(j))) {
             if (score != NULL) score[j + 1] = score[j];
             if (key != NULL) key[j + 1] = key[j];
-            if (carry != NULL) carry[j + 1] = carry[j];
             row[j + 1] = row[j];
             j--;
         }
         if (score != NULL) score[j + 1] = s;
         if (key != NULL) key[j + 1] = k;
-        if (carry != NULL) carry[j + 1] = c;
         row[j + 1] = r;
     }
 }
