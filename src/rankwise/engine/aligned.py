@@ -131,18 +131,15 @@ class Aligned:
 
     def relevant(self, rel: int) -> np.ndarray:
         """Bool per run row: judged grade >= rel."""
-        key = ("relevant", rel)
-        if key not in self._cache:
-            self._cache[key] = self.grade >= rel
-        return self._cache[key]
+        return self.memo(("relevant", rel), lambda: self.grade >= rel)  # type: ignore[no-any-return]
 
     def num_relevant(self, rel: int) -> np.ndarray:
         """R per query: judged documents with grade >= rel."""
-        key = ("R", rel)
-        if key not in self._cache:
+        def count() -> np.ndarray:
             hits = self.qrel_qidx[self.qrel_grade >= rel]
-            self._cache[key] = np.bincount(hits, minlength=self.num_queries).astype(np.float64)
-        return self._cache[key]
+            return np.bincount(hits, minlength=self.num_queries).astype(np.float64)
+
+        return self.memo(("R", rel), count)  # type: ignore[no-any-return]
 
     def num_retrieved(self) -> np.ndarray:
         """|L| per query."""
@@ -169,9 +166,9 @@ def _tie_order(
     qidx: np.ndarray, score: np.ndarray, doc: np.ndarray, coded: Coded, ties: TiePolicy
 ) -> tuple[np.ndarray, np.ndarray] | None:
     """Rows ranked by score descending, equal scores in input order, put in doc-id order under ``ties``: the rows
-    of every group of equal (query, score) rows and the order to read them in, ``(rows, rows[within])`` (None when
-    no score is tied); ``doc_text(codes)`` names the docs of ``doc``. Only the tied rows' ids are ranked, once per
-    distinct id."""
+    of every group of equal (query, score) rows and the order to read them in, ``(rows, within)`` (None when no score
+    is tied); ``coded`` names the docs of ``doc`` (or orders them by text without naming them). Only the tied rows'
+    ids are ranked, once per distinct id."""
     starts = run_starts(qidx, score)
     tied_with_next = ~starts[1:]
     if not tied_with_next.any():

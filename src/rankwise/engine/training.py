@@ -54,17 +54,18 @@ def catalogue_size(catalog: Any, items: pl.Series | None, measure: str) -> tuple
 _SHARED: dict[int, tuple[weakref.ref, dict]] = {}
 
 
-def _shared_cache(pairs: pl.DataFrame | None) -> dict:
-    """One cache per training table, shared by every query range of an evaluation (each range makes its own
-    :class:`Training` of the same table) and released with the table."""
-    if pairs is None:
+def cache_of(owner: object | None) -> dict:
+    """One cache per object (a training table, an array of item keys), shared by whoever reads that same object —
+    every query range of an evaluation makes its own :class:`Training` of the same table, the global measures at one
+    cutoff share their items — and released with the object (an empty one, not kept, for None)."""
+    if owner is None:
         return {}
-    key = id(pairs)
+    key = id(owner)
     entry = _SHARED.get(key)
-    if entry is not None and entry[0]() is pairs:
+    if entry is not None and entry[0]() is owner:
         return entry[1]
     cache: dict = {}
-    _SHARED[key] = (weakref.ref(pairs, lambda _, key=key: _SHARED.pop(key, None)), cache)  # type: ignore[misc]
+    _SHARED[key] = (weakref.ref(owner, lambda _, key=key: _SHARED.pop(key, None)), cache)  # type: ignore[misc]
     return cache
 
 
@@ -134,14 +135,14 @@ class Training:
     _cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
-        self._cache = _shared_cache(self.pairs)
+        self._cache = cache_of(self.pairs)
 
     def baseline_index(self, k: int, measure: str) -> TrainingIndex:
         """The baseline's top k of each user (score descending, equal scores in input order) indexed as pairs, once
         per k for all query ranges; a one-line error naming the measure when no baseline was given."""
         if self.baseline is None:
             raise MeasureError(f"{measure} compares with another model's lists: pass baseline= (--baseline RUN)")
-        cache = _shared_cache(self.baseline.frame)
+        cache = cache_of(self.baseline.frame)
         if ("top", k) not in cache:
             frame = self.baseline.frame.sort([QID, VALUE, ROW], descending=[False, True, False])
             top = frame.filter(pl.int_range(pl.len()).over(QID) < k).select(QID, DOCID)

@@ -12,7 +12,6 @@ concatenate across query ranges, so the aggregate of a partitioned evaluation is
 from __future__ import annotations
 
 import math
-import weakref
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,7 @@ from ..engine.similarity import KINDS, item_vectors, paired_dots, pairwise_dista
 from ..engine.training import (
     Training,
     TrainingIndex,
+    cache_of,
     catalogue_size,
     in_items,
     item_keys,
@@ -339,20 +339,14 @@ def _denominator(a: Aligned, m: Measure) -> tuple[int, pl.Series | None]:
     return a.training.catalogue(str(m))
 
 
-_COUNTS: dict[int, tuple[weakref.ref, np.ndarray]] = {}
-"""The counts of :func:`item_counts`, by the array they were counted in (while it lives)."""
-
-
 def item_counts(items: np.ndarray) -> np.ndarray:
-    """How often each distinct item key occurs in ``items`` (in order of first occurrence). Counted once per array:
-    the global measures at one cutoff share their items (:func:`global_inputs`), and their accounts read them too."""
-    entry = _COUNTS.get(id(items))
-    if entry is not None and entry[0]() is items:
-        return entry[1]
-    counts = pl.Series(items).unique_counts().to_numpy()
-    key = id(items)
-    _COUNTS[key] = (weakref.ref(items, lambda _, key=key: _COUNTS.pop(key, None)), counts)  # type: ignore[misc]
-    return counts
+    """How often each distinct item key occurs in ``items`` (in order of first occurrence). Counted once per array
+    (:func:`rankwise.engine.training.cache_of`): the global measures at one cutoff share their items
+    (:func:`global_inputs`), and their accounts read them too."""
+    cache = cache_of(items)
+    if "counts" not in cache:
+        cache["counts"] = pl.Series(items).unique_counts().to_numpy()
+    return cache["counts"]  # type: ignore[no-any-return]
 
 
 def global_aggregate(m: Measure, inputs: dict[str, np.ndarray]) -> float:
