@@ -313,6 +313,45 @@ def test_dense_codes_on_many_threads_equal_one(monkeypatch: pytest.MonkeyPatch) 
     assert distinct_one.equals(distinct_many) and all(np.array_equal(a, b) for a, b in zip(one, many))
 
 
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(queries=st.lists(st.integers(0, 40), max_size=300), low=st.integers(0, 45), width=st.integers(-2, 45),
+       count=st.integers(1, 3))  # fmt: skip
+def test_range_rows_equal_numpy(queries: list[int], low: int, width: int, count: int) -> None:
+    """The rows of a range of query codes, in row order, with their codes widened, on either path and any number of
+    threads (an empty or reversed range: no row)."""
+    query = np.array(queries, dtype=np.int32)
+    doc = (query * 7 + np.arange(len(query), dtype=np.int32)).astype(np.int32)
+    high = low + width
+    expected = np.flatnonzero((query >= low) & (query < high))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(rowops, "threads", lambda: count)
+        native, numpy = _both(lambda: rowops.range_rows(query, doc, low, high, len(expected)))
+    for found in (native, numpy):
+        assert np.array_equal(found[0], expected) and found[0].dtype == np.int64
+        assert np.array_equal(found[1], query[expected]) and found[1].dtype == np.int64
+        assert np.array_equal(found[2], doc[expected]) and found[2].dtype == np.int64
+    for native_or_not in (rowops.NATIVE, None):
+        with pytest.MonkeyPatch.context() as patch, pytest.raises(ValueError, match="lie in the range"):
+            patch.setattr(rowops, "NATIVE", native_or_not)
+            rowops.range_rows(query, doc, low, high, len(expected) + 1)
+
+
+@needs_native
+def test_dense_codes_of_chunked_columns_equal_one_chunk() -> None:
+    """Columns of many chunks (a frame read from parquet's row groups) are coded chunk by chunk, never joined: the
+    codes of the same ids in one chunk."""
+    rng = np.random.default_rng(5)
+    ids = rng.integers(-50, 5000, 20_000)
+    chunked = pl.concat([pl.Series(ids[start : start + 777]) for start in range(0, len(ids), 777)], rechunk=False)
+    assert chunked.n_chunks() > 1
+    for ordered in (False, True):
+        found = rowops._dense_integer_codes((chunked, pl.Series(ids[:300])), in_text_order=ordered)
+        whole = rowops._dense_integer_codes((pl.Series(ids), pl.Series(ids[:300])), in_text_order=ordered)
+        assert found is not None and whole is not None
+        assert found[1].equals(whole[1]) and all(np.array_equal(a, b) for a, b in zip(found[0], whole[0]))
+
+
 def _frames(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Shuffled rows, heavy score ties, string and integer-looking doc ids, users on one side only."""
     rng = np.random.default_rng(seed)

@@ -221,6 +221,32 @@ def test_in_memory_partitions_equal_one_pass(tmp_path: Path, seed: int, dialect:
     _same(parts, whole)
 
 
+@pytest.mark.parametrize("integer_ids", [True, False])
+def test_chunked_frames_in_partitions_equal_one_pass(integer_ids: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DataFrames of many chunks (as parquet's row groups read) are read chunk by chunk, never copied whole: the
+    same values in query ranges as from the same frames in one chunk, in one pass."""
+    rng = np.random.default_rng(3)
+    users, per_user = 60, 12
+    recs = pl.DataFrame({"user_id": np.repeat(np.arange(users), per_user),
+                         "item_id": rng.integers(0, 90, users * per_user),
+                         "score": rng.random(users * per_user).round(2)})  # fmt: skip
+    recs = recs.unique(["user_id", "item_id"], maintain_order=True).sample(fraction=1.0, shuffle=True, seed=1)
+    truth = recs.sample(fraction=0.3, seed=2).select("user_id", "item_id").with_columns(rating=pl.lit(1, pl.Int64))
+    if not integer_ids:
+        as_text = (pl.col("user_id").cast(pl.String), pl.col("item_id").cast(pl.String))
+        recs, truth = recs.with_columns(*as_text), truth.with_columns(*as_text)
+
+    def chunked(frame: pl.DataFrame) -> pl.DataFrame:
+        return pl.concat([frame.slice(start, 37) for start in range(0, frame.height, 37)], rechunk=False)
+
+    measures = ["nDCG@10", "AP@10", "RR@10", "HitRate@10", "P@10", "R@10"]
+    whole = rankwise.evaluate(truth, recs, measures, dialect="replay")
+    monkeypatch.setattr(partitioned, "PARTITION_ROWS", 100)
+    parts = rankwise.evaluate(chunked(truth), chunked(recs), measures, dialect="replay")
+    assert chunked(recs).n_chunks() > 1
+    _same(parts, whole)
+
+
 def _sampled_lists(users: int, candidates: int, seed: int = 0) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Each user: 1 held-out positive scored among ``candidates − 1`` sampled negatives."""
     rng = np.random.default_rng(seed)

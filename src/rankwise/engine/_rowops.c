@@ -675,6 +675,84 @@ done:
     return result;
 }
 
+/* range_rows(query, doc, low, high, rows, query_out, doc_out, threads)
+ *
+ * The rows whose query code lies in low..high-1, in row order (see rankwise.rowops.range_rows): rows[j] is the
+ * j-th such row, query_out[j] and doc_out[j] its codes widened to int64. query and doc: int32 codes; rows,
+ * query_out and doc_out: int64, as many as there are such rows. Each thread counts the rows of its block, then
+ * writes them after those of the blocks before it. */
+typedef struct {
+    const int32_t *query, *doc;
+    int64_t low, high, begin, end, count, at;
+    int64_t *rows, *query_out, *doc_out;
+} RangeTask;
+
+static void *count_range(void *arg) {
+    RangeTask *t = arg;
+    uint64_t width = (uint64_t)(t->high - t->low);
+    int64_t count = 0;
+    for (int64_t i = t->begin; i < t->end; i++) count += (uint64_t)((int64_t)t->query[i] - t->low) < width;
+    t->count = count;
+    return NULL;
+}
+
+static void *fill_range(void *arg) {
+    RangeTask *t = arg;
+    uint64_t width = (uint64_t)(t->high - t->low);
+    int64_t j = t->at;
+    for (int64_t i = t->begin; i < t->end; i++)
+        if ((uint64_t)((int64_t)t->query[i] - t->low) < width) {
+            t->rows[j] = i;
+            t->query_out[j] = t->query[i];
+            t->doc_out[j] = t->doc[i];
+            j++;
+        }
+    return NULL;
+}
+
+static PyObject *range_rows(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer query_v, doc_v, rows_v, query_out_v, doc_out_v;
+    long long low, high;
+    int requested;
+    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*i", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v, &doc_out_v,
+                          &requested))
+        return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8;
+    if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
+        !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out"))
+        goto done;
+    int64_t total = 0;
+    Py_BEGIN_ALLOW_THREADS
+    int threads = thread_count(requested, n);
+    RangeTask tasks[MAX_THREADS];
+    for (int t = 0; t < threads; t++)
+        tasks[t] = (RangeTask){query_v.buf, doc_v.buf, (int64_t)low, high > low ? (int64_t)high : (int64_t)low,
+                               n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0, 0,
+                               rows_v.buf, query_out_v.buf, doc_out_v.buf};
+    run_all(count_range, tasks, sizeof(RangeTask), threads);
+    for (int t = 0; t < threads; t++) {
+        tasks[t].at = total;
+        total += tasks[t].count;
+    }
+    if (total == m) run_all(fill_range, tasks, sizeof(RangeTask), threads);
+    Py_END_ALLOW_THREADS
+    if (total != m) {
+        PyErr_Format(PyExc_ValueError, "range_rows: %lld rows lie in the range, room for %zd", (long long)total, m);
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&query_v);
+    PyBuffer_Release(&doc_v);
+    PyBuffer_Release(&rows_v);
+    PyBuffer_Release(&query_out_v);
+    PyBuffer_Release(&doc_out_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
@@ -683,6 +761,7 @@ static PyMethodDef methods[] = {
     {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
     {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},
+    {"range_rows", range_rows, METH_VARARGS, "The rows whose query code lies in a range (see rankwise.rowops)."},
     {NULL, NULL, 0, NULL},
 };
 

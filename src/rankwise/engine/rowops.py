@@ -17,6 +17,7 @@ else:
     from ..io.lazy import polars as pl
 
 from ..io.native import load_native
+from ..io.table import Chunks
 from ..policies import threads
 
 NATIVE = load_native("rankwise.engine._rowops")
@@ -135,24 +136,28 @@ def _dense_integer_codes(
     if span > DENSE_SPAN_PER_ROW * rows:
         return None
     table = np.zeros(span, dtype=np.int64)
-    ids = [np.ascontiguousarray(c.to_numpy(), dtype=np.int64) for c in columns]
+    ids = [Chunks.of(c) for c in columns]  # views of the columns' chunks: no copy of a chunked column
     for column in ids:
-        if NATIVE is not None:
-            NATIVE.table_codes(column, lowest, table, None, threads())
-        else:
-            table[column - lowest] = 1
+        for part in column.parts:
+            if NATIVE is not None:
+                NATIVE.table_codes(part, lowest, table, None, threads())
+            else:
+                table[part - lowest] = 1
     present = np.flatnonzero(table)
     distinct = pl.Series("id", present + lowest, dtype=pl.Int64)
     order = text_order(distinct) if in_text_order else np.arange(len(present), dtype=np.int64)
     table[present[order]] = np.arange(len(present), dtype=np.int64)
     codes = []
     for column in ids:
-        if NATIVE is not None:
-            out = np.empty(len(column), dtype=np.int64)
-            NATIVE.table_codes(column, lowest, table, out, threads())
-            codes.append(out)
-        else:
-            codes.append(table[column - lowest])
+        out = np.empty(sum(len(part) for part in column.parts), dtype=np.int64)
+        start = 0
+        for part in column.parts:
+            if NATIVE is not None:
+                NATIVE.table_codes(part, lowest, table, out[start : start + len(part)], threads())
+            else:
+                out[start : start + len(part)] = table[part - lowest]
+            start += len(part)
+        codes.append(out)
     return codes, distinct.gather(order) if in_text_order else distinct
 
 
@@ -285,6 +290,26 @@ def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | Non
     if mask is not None:
         query, values = query[mask], values[mask]
     return np.bincount(query, weights=values, minlength=num_queries).astype(np.float64)
+
+
+def range_rows(
+    query: np.ndarray, doc: np.ndarray, low: int, high: int, count: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows whose query code lies in ``low ≤ query < high``, in row order, with their codes as int64:
+    ``(rows, query[rows], doc[rows])`` for ``rows = flatnonzero((query >= low) & (query < high))``. ``query`` and
+    ``doc``: int32 codes; ``count``: the number of such rows (known from the rows per query).
+
+    Compiled: one pass over each thread's block counts its rows, a second writes them after the blocks before it
+    (the same rows in the same order as numpy's three passes)."""
+    if NATIVE is not None and query.dtype == np.int32 and doc.dtype == np.int32:
+        rows, query_out, doc_out = (np.empty(count, dtype=np.int64) for _ in range(3))
+        NATIVE.range_rows(np.ascontiguousarray(query), np.ascontiguousarray(doc), low, high, rows, query_out, doc_out,
+                          threads())  # fmt: skip
+        return rows, query_out, doc_out
+    rows = np.flatnonzero((query >= low) & (query < high))
+    if len(rows) != count:
+        raise ValueError(f"range_rows: {len(rows)} rows lie in the range, room for {count}")
+    return rows, query[rows].astype(np.int64), doc[rows].astype(np.int64)
 
 
 def align_rows(

@@ -34,16 +34,16 @@ else:
     from ..io.lazy import polars as pl
 
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
-from ..engine.rowops import in_text_order
+from ..engine.rowops import in_text_order, range_rows
 from ..io.blocks import Block, run_blocks
-from ..io.table import DOCID, QID, ROW, VALUE, Origin, Table, TableCodes, check_duplicates
+from ..io.table import DOCID, QID, ROW, VALUE, Chunks, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
 from .compute import SAMPLED_NOTE, GroupValues, compute_groups
 from .groups import item_group_notes
 from .load import Inputs
 from .plan import Plan
 
-PARTITION_ROWS = 4_000_000
+PARTITION_ROWS = 2_000_000
 """Run rows evaluated at a time."""
 _SOURCE_ROW = "source_row"
 
@@ -108,34 +108,42 @@ def compute_in_partitions(
     identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
     run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
     per_query = np.bincount(run_query, minlength=len(coded.query_ids))
-    run_query, run_doc, qrels_query, qrels_doc = _narrow(run_query, coded.run_doc, coded.qrels_query, coded.qrels_doc)
-    del coded  # its int64 codes: the narrow ones are kept while the ranges are computed
+    codes = [run_query, coded.run_doc, coded.qrels_query, coded.qrels_doc]
+    del coded, run_query  # the int64 codes are held by ``codes`` alone: each is freed when it is narrowed
+    run_query, run_doc, qrels_query, qrels_doc = _narrow(codes)
     partition_of = (np.cumsum(per_query) - per_query) // limit  # by query, in text order: never decreasing
     num_partitions = int(partition_of.max(initial=0)) + 1
     first_query = np.searchsorted(partition_of, np.arange(num_partitions + 1))
-    run_value, qrels_value = run.values(), qrels.values()
+    run_value, qrels_value = run.value_chunks(), qrels.value_chunks()  # no copy of a chunked column
 
-    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: np.ndarray, p: int) -> Table:
+    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: Chunks, before: np.ndarray, p: int) -> Table:
         """The rows of partition ``p``, in their order: those whose query lies in its range (found when the
-        partition is computed, so that no order of all rows is held)."""
-        rows = np.flatnonzero((query >= first_query[p]) & (query < first_query[p + 1]))
-        codes = TableCodes(ids, query[rows].astype(np.int64), doc[rows].astype(np.int64), value[rows], rows=rows)
+        partition is computed, so that no order of all rows is held); ``before[q]``: the rows of queries before q."""
+        low, high = first_query[p], first_query[p + 1]
+        rows, query_codes, doc_codes = range_rows(query, doc, low, high, int(before[high] - before[low]))
+        codes = TableCodes(ids, query_codes, doc_codes, value.take(rows), rows=rows)
         return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
 
-    partitions = ((part(qrels, qrels_query, qrels_doc, qrels_value, p),
-                   part(run, run_query, run_doc, run_value, p)) for p in range(num_partitions))  # fmt: skip
+    run_before = np.concatenate([[0], np.cumsum(per_query)])
+    qrels_before = np.concatenate([[0], np.cumsum(np.bincount(qrels_query, minlength=len(per_query)))])
+    partitions = ((part(qrels, qrels_query, qrels_doc, qrels_value, qrels_before, p),
+                   part(run, run_query, run_doc, run_value, run_before, p)) for p in range(num_partitions))  # fmt: skip
     groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
     return groups
 
 
-def _narrow(*codes: np.ndarray) -> tuple[np.ndarray, ...]:
+def _narrow(codes: list[np.ndarray]) -> list[np.ndarray]:
     """The codes as int32 where every one fits (half the memory of int64 while the ranges are computed), else as
-    they are."""
-    if all(not len(c) or int(c.max()) < 2**31 for c in codes):
-        return tuple(c.astype(np.int32) for c in codes)
-    return codes
+    they are: ``codes`` is emptied as they are narrowed, so that each int64 array is freed once its int32 copy is
+    made."""
+    if not all(not len(c) or int(c.max()) < 2**31 for c in codes):
+        return codes
+    narrow = []
+    while codes:
+        narrow.append(codes.pop(0).astype(np.int32))
+    return narrow
 
 
 def compute_partitions(
