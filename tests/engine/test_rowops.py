@@ -352,6 +352,28 @@ def test_dense_codes_of_chunked_columns_equal_one_chunk() -> None:
         assert found[1].equals(whole[1]) and all(np.array_equal(a, b) for a, b in zip(found[0], whole[0]))
 
 
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("ordered", [False, True])
+def test_narrow_codes_equal_wide_ones(dense: bool, ordered: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``narrow=True`` gives int32 codes equal to the int64 ones (the dense path writes them as it reads the table,
+    on either path and any number of threads; hashed codes are narrowed after)."""
+    rng = np.random.default_rng(11)
+    series = (pl.Series(rng.integers(-500, 90_000, 300_000)), pl.Series(rng.integers(0, 700, 5_000)))
+    if not dense:
+        monkeypatch.setattr(rowops, "DENSE_SPAN_PER_ROW", 0)
+    code = rowops.text_order_codes if ordered else rowops.id_codes
+    for count in (1, 3):
+        monkeypatch.setattr(rowops, "threads", lambda count=count: count)
+        (wide, distinct), (narrow, narrow_distinct) = code(*series), code(*series, narrow=True)
+        assert distinct.equals(narrow_distinct)
+        assert all(c.dtype == np.int64 for c in wide) and all(c.dtype == np.int32 for c in narrow)
+        assert all(np.array_equal(a, b) for a, b in zip(wide, narrow))
+        with monkeypatch.context() as patch:
+            patch.setattr(rowops, "NATIVE", None)
+            numpy_codes, _ = code(*series, narrow=True)
+        assert all(np.array_equal(a, b) and b.dtype == np.int32 for a, b in zip(wide, numpy_codes))
+
+
 def _frames(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Shuffled rows, heavy score ties, string and integer-looking doc ids, users on one side only."""
     rng = np.random.default_rng(seed)

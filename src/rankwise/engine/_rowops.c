@@ -369,10 +369,11 @@ done:
 typedef struct {
     const int64_t *ids;
     int64_t *table, *out, lowest, span, begin, end;
+    int32_t *out32; /* int32 codes instead of out */
     int bad;
 } TableTask;
 
-/* Rows begin..end-1: mark each id's slot (out NULL) or read each id's code from its slot. */
+/* Rows begin..end-1: mark each id's slot (out and out32 NULL) or read each id's code from its slot. */
 static void *table_rows(void *arg) {
     TableTask *t = arg;
     for (int64_t i = t->begin; i < t->end; i++) {
@@ -381,10 +382,12 @@ static void *table_rows(void *arg) {
             t->bad = 1;
             return NULL;
         }
-        if (t->out == NULL)
-            t->table[at] = 1;
-        else
+        if (t->out != NULL)
             t->out[i] = t->table[at];
+        else if (t->out32 != NULL)
+            t->out32[i] = (int32_t)t->table[at];
+        else
+            t->table[at] = 1;
     }
     return NULL;
 }
@@ -393,7 +396,8 @@ static void *table_rows(void *arg) {
  *
  * Integer ids coded through a table over their range (see rankwise.rowops.id_codes): with out None, table[id -
  * lowest] = 1 for every id (marking those present; threads may write the same slot, always 1); else out[i] =
- * table[ids[i] - lowest]. Every id must lie in lowest..lowest + len(table) - 1. Rows split over ``threads``. */
+ * table[ids[i] - lowest], out int64 or int32 (the caller knows the codes fit). Every id must lie in lowest..lowest
+ * + len(table) - 1. Rows split over ``threads``. */
 static PyObject *table_codes(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer ids_v, table_v, out_v = {0};
@@ -409,14 +413,16 @@ static PyObject *table_codes(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t n = ids_v.len / 8;
-    if (!check(&ids_v, 8, n, "ids") || (have_out && !check(&out_v, 8, n, "out"))) goto done;
+    int narrow = have_out && out_v.itemsize == 4;
+    if (!check(&ids_v, 8, n, "ids") || (have_out && !check(&out_v, narrow ? 4 : 8, n, "out"))) goto done;
     int bad = 0;
     Py_BEGIN_ALLOW_THREADS
     int threads = thread_count(requested, n);
     TableTask tasks[MAX_THREADS];
     for (int t = 0; t < threads; t++)
-        tasks[t] = (TableTask){ids_v.buf, table_v.buf, have_out ? out_v.buf : NULL, (int64_t)lowest,
-                               (int64_t)(table_v.len / 8), n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0};
+        tasks[t] = (TableTask){ids_v.buf, table_v.buf, have_out && !narrow ? out_v.buf : NULL, (int64_t)lowest,
+                               (int64_t)(table_v.len / 8), n / threads * t, t + 1 == threads ? n : n / threads * (t + 1),
+                               narrow ? out_v.buf : NULL, 0};
     run_all(table_rows, tasks, sizeof(TableTask), threads);
     for (int t = 0; t < threads; t++) bad |= tasks[t].bad;
     Py_END_ALLOW_THREADS

@@ -420,18 +420,19 @@ class SharedIds:
         return self._docs if positions is None else self._docs.gather(positions)
 
 
-def code_jointly(qrels: Table, run: Table) -> Coded:
+def code_jointly(qrels: Table, run: Table, narrow: bool = False) -> Coded:
     """Qrels and run as codes in one pair of dictionaries (:class:`Coded`): from their codes where both hold codes,
-    else from their frames."""
-    return _coded(qrels, run) or _coded_frames(qrels, run)
+    else from their frames (int32 codes where ``narrow`` and they fit)."""
+    return _coded(qrels, run) or _coded_frames(qrels, run, narrow)
 
 
-def _coded_frames(qrels: Table, run: Table) -> Coded:
+def _coded_frames(qrels: Table, run: Table, narrow: bool = False) -> Coded:
     """:class:`Coded` from the tables' frames: ids coded by :mod:`.rowops` (integers stay integers, no per-row
     text), query ids ordered by their text."""
     qrels, run = same_id_types(qrels, run)
-    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID))
-    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID))
+    (run_query, qrels_query), query_ids = text_order_codes(run.frame.get_column(QID), qrels.frame.get_column(QID),
+                                                           narrow=narrow)  # fmt: skip
+    (run_doc, qrels_doc), doc_ids = id_codes(run.frame.get_column(DOCID), qrels.frame.get_column(DOCID), narrow=narrow)
     identity = np.arange(len(query_ids), dtype=np.int64)
     return Coded(run_query, identity, qrels_query, query_ids, run_doc, qrels_doc, doc_ids.gather, doc_ids=doc_ids)
 

@@ -27,15 +27,23 @@ DENSE_SPAN_PER_ROW = 4
 """Integer ids are coded through a lookup table when their range is at most this many times the row count."""
 
 
-def id_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+def id_codes(*columns: pl.Series, narrow: bool = False) -> tuple[list[np.ndarray], pl.Series]:
     """Code the ids of ``columns`` jointly: ``codes[i][row]`` is the position of the row's id in ``distinct`` (the
     distinct ids of all columns, in no particular order). Equal ids get equal codes in every column, so codes join
-    tables.
+    tables. Codes are int64, or int32 with ``narrow`` (where they fit: half the memory).
 
     Integers in a narrow range are coded through a lookup table over the range (O(rows), no hashing); other ids by
     their 64-bit hashes (one sort of integers, not of text), checked: every row's id must equal the id its hash
     stands for, else (a hash collision) by a join against the distinct ids."""
-    return _dense_integer_codes(columns) or _hashed_codes(columns)
+    return _dense_integer_codes(columns, narrow=narrow) or _narrowed(_hashed_codes(columns), narrow)
+
+
+def _narrowed(coded: tuple[list[np.ndarray], pl.Series], narrow: bool) -> tuple[list[np.ndarray], pl.Series]:
+    """``coded`` with int32 codes where ``narrow`` and they fit."""
+    codes, distinct = coded
+    if narrow and len(distinct) < 2**31:
+        codes = [c.astype(np.int32) for c in codes]
+    return codes, distinct
 
 
 def _hashed_codes(columns: tuple[pl.Series, ...]) -> tuple[list[np.ndarray], pl.Series]:
@@ -94,17 +102,17 @@ def _distinct_values(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return codes, order[starts]
 
 
-def text_order_codes(*columns: pl.Series) -> tuple[list[np.ndarray], pl.Series]:
+def text_order_codes(*columns: pl.Series, narrow: bool = False) -> tuple[list[np.ndarray], pl.Series]:
     """:func:`id_codes` with ``distinct`` in the byte order of the ids' text (integer ids by their decimal text: 10
     before 9), the order of query ids in every result: only the distinct ids are sorted."""
-    dense = _dense_integer_codes(columns, in_text_order=True)
+    dense = _dense_integer_codes(columns, in_text_order=True, narrow=narrow)
     if dense is not None:
         return dense
     codes, distinct = _hashed_codes(columns)
     order = text_order(distinct)
     rank = np.empty(len(order), dtype=np.int64)
     rank[order] = np.arange(len(order), dtype=np.int64)
-    return [rank[c] for c in codes], distinct.gather(order)
+    return _narrowed(([rank[c] for c in codes], distinct.gather(order)), narrow)
 
 
 def text_order(ids: pl.Series) -> np.ndarray:
@@ -119,12 +127,13 @@ def in_text_order(ids: pl.Series) -> pl.Series:
 
 
 def _dense_integer_codes(
-    columns: tuple[pl.Series, ...], in_text_order: bool = False
+    columns: tuple[pl.Series, ...], in_text_order: bool = False, narrow: bool = False
 ) -> tuple[list[np.ndarray], pl.Series] | None:
     """:func:`id_codes` for integer ids whose range is at most ``DENSE_SPAN_PER_ROW`` × the rows: ids marked present
-    in a table over their range, codes read back from it (no hashing); None for wider ranges. ``in_text_order``: the
-    codes (and ``distinct``) in the text order of the ids, as :func:`text_order_codes` gives them (the table holds
-    each id's rank, so the rows are read once); None for ids that are not all Int64."""
+    in a table over their range, codes read back from it (no hashing, int32 codes written as they are read where
+    ``narrow``); None for wider ranges. ``in_text_order``: the codes (and ``distinct``) in the text order of the
+    ids, as :func:`text_order_codes` gives them (the table holds each id's rank, so the rows are read once); None
+    for ids that are not all Int64."""
     if not all(c.dtype == pl.Int64 for c in columns):
         return None
     rows = sum(len(c) for c in columns)
@@ -148,8 +157,9 @@ def _dense_integer_codes(
     order = text_order(distinct) if in_text_order else np.arange(len(present), dtype=np.int64)
     table[present[order]] = np.arange(len(present), dtype=np.int64)
     codes = []
+    code_type = np.int32 if narrow and len(present) < 2**31 else np.int64
     for column in ids:
-        out = np.empty(sum(len(part) for part in column.parts), dtype=np.int64)
+        out = np.empty(sum(len(part) for part in column.parts), dtype=code_type)
         start = 0
         for part in column.parts:
             if NATIVE is not None:

@@ -103,7 +103,7 @@ def compute_in_partitions(
     if inputs.run.height <= limit:
         return compute_groups(plan, inputs, catalog)
     qrels, run = inputs.qrels, inputs.run
-    coded = code_jointly(qrels, run)  # once, for every range: each range reads its rows' codes
+    coded = code_jointly(qrels, run, narrow=True)  # once, for every range: each range reads its rows' codes
     ids = SharedIds.of(coded)
     identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
     run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
@@ -137,12 +137,12 @@ def compute_in_partitions(
 def _narrow(codes: list[np.ndarray]) -> list[np.ndarray]:
     """The codes as int32 where every one fits (half the memory of int64 while the ranges are computed), else as
     they are: ``codes`` is emptied as they are narrowed, so that each int64 array is freed once its int32 copy is
-    made."""
-    if not all(not len(c) or int(c.max()) < 2**31 for c in codes):
+    made (codes already int32 are kept as they are)."""
+    if all(c.dtype == np.int32 for c in codes) or not all(not len(c) or int(c.max()) < 2**31 for c in codes):
         return codes
     narrow = []
     while codes:
-        narrow.append(codes.pop(0).astype(np.int32))
+        narrow.append(codes.pop(0).astype(np.int32, copy=False))
     return narrow
 
 
