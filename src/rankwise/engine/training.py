@@ -227,20 +227,24 @@ def in_items(a: Aligned, items: pl.Series) -> np.ndarray:
     return _doc_text(a).is_in(items.cast(pl.String).implode()).to_numpy()[a.doc]
 
 
-def seen_in_training(a: Aligned, measure: str) -> np.ndarray:
-    """Per row: whether the row's user had the row's item in training (see :func:`pairs_present`)."""
-    return pairs_present(a, training_index(a, measure))
+def seen_in_training(a: Aligned, measure: str, rows: np.ndarray | None = None) -> np.ndarray:
+    """Per row (of those where ``rows``, a mask, when given): whether the row's user had the row's item in training
+    (see :func:`pairs_present`)."""
+    return pairs_present(a, training_index(a, measure), rows=rows)
 
 
-def pairs_present(a: Aligned, index: TrainingIndex, judgments: bool = False) -> np.ndarray:
-    """Per row (per judgment with ``judgments``): whether the (user, item) pair of the row is one of ``index``'s: a
-    binary search of the item's code among the user's items (:func:`.rowops.lookup`), O(rows · log items per user).
-    A user not in the index searches an empty slice past the last user's; an item not in it has code −1, which no
-    slice holds (and −2 marks what is not found)."""
+def pairs_present(a: Aligned, index: TrainingIndex, judgments: bool = False, rows: np.ndarray | None = None
+                  ) -> np.ndarray:  # fmt: skip
+    """Per row (per judgment with ``judgments``; of those where ``rows``, a mask, when given): whether the (user,
+    item) pair of the row is one of ``index``'s: a binary search of the item's code among the user's items
+    (:func:`.rowops.lookup`), O(rows · log items per user). A user not in the index searches an empty slice past the
+    last user's; an item not in it has code −1, which no slice holds (and −2 marks what is not found)."""
     users = index.user_codes(a.query_ids)
     users[users < 0] = len(index.users)
     offsets = np.append(index.offsets, index.offsets[-1])
     qidx, doc = (a.qrel_qidx, a.qrel_doc) if judgments else (a.qidx, a.doc)
+    if rows is not None:
+        qidx, doc = qidx[rows], doc[rows]  # type: ignore[index]
     item = index.item_codes(a.doc_id_series())[doc]  # type: ignore[index]
     return lookup(users[qidx], item, offsets, index.user_items, index.user_items, -2) == item
 

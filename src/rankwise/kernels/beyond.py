@@ -121,7 +121,12 @@ def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def novelty(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items (RePlay Novelty)."""
-    return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
+    shown = in_cutoff(a, m)
+    if shown is None:
+        return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
+    seen = np.zeros(len(shown), dtype=np.float64)
+    seen[shown] = seen_in_training(a, str(m), shown)  # only the rows of the top k are looked up
+    return 1.0 - _list_mean(a, m, seen)
 
 
 def self_information(a: Aligned, m: Measure, rel: int) -> np.ndarray:
