@@ -158,6 +158,7 @@ TOOLS = (
 def start(users: int, master: str, partitions: int, driver_memory: str) -> Data:
     from pyspark.sql import SparkSession
 
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)  # the workers import rankwise from this environment
     spark = (
         SparkSession.builder.master(master)
         .appName("rankwise-bench-spark")

@@ -354,6 +354,19 @@ def test_training_index_equals_sets(pairs: list[tuple[int, int]], as_text: bool)
     assert index.user_codes(asked).tolist() == expected
 
 
+def test_item_codes_are_found_once_per_doc_series() -> None:
+    """Every query range and measure of an evaluation reads the same doc ids: their training codes are found once per
+    (series, index), kept read-only, and found anew for another index or another series."""
+    index = TrainingIndex.of(pl.DataFrame({"query_id": ["u1", "u1", "u2"], "doc_id": ["a", "b", "c"]}))
+    docs = pl.Series("doc_id", ["c", "z", "a"])
+    codes = index.item_codes(docs)
+    assert [index.items[int(c)] if c >= 0 else None for c in codes] == ["c", None, "a"]
+    assert index.item_codes(docs) is codes and not codes.flags.writeable
+    other = TrainingIndex.of(pl.DataFrame({"query_id": ["u1"], "doc_id": ["z"]}))
+    assert other.item_codes(docs).tolist() == [-1, 0, -1]
+    assert index.item_codes(pl.Series("doc_id", ["b"])).tolist() == [index.items.to_list().index("b")]
+
+
 @settings(max_examples=30, deadline=None)
 @given(train=st.lists(st.tuples(st.integers(0, 8), st.integers(0, 15)), min_size=1, max_size=80),
        recs=st.lists(st.tuples(st.integers(0, 10), st.integers(0, 20)), min_size=1, max_size=60, unique=True),

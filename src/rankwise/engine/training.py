@@ -108,10 +108,19 @@ class TrainingIndex:
         return np.where(found, at, -1)
 
     def item_codes(self, doc_ids: pl.Series) -> np.ndarray:
-        """The code of each doc id among the training items (matched by text); −1 for an item not in training."""
+        """The code of each doc id among the training items (matched by text); −1 for an item not in training.
+        Found once per series of doc ids (kept with it: every query range of an evaluation, and every measure, reads
+        the same shared doc ids); not to be written to."""
+        cache = cache_of(doc_ids)
+        found = cache.get("item_codes")
+        if found is not None and found[0] is self:
+            return found[1]
         index = pl.DataFrame({DOCID: self.items, "code": np.arange(len(self.items), dtype=np.int64)})
         joined = pl.DataFrame({DOCID: _as_text(doc_ids)}).join(index, on=DOCID, how="left", maintain_order="left")
-        return joined.get_column("code").fill_null(-1).to_numpy()
+        codes = joined.get_column("code").fill_null(-1).to_numpy()
+        codes.flags.writeable = False  # shared by whoever asks next
+        cache["item_codes"] = (self, codes)
+        return codes
 
 
 def _as_text(ids: pl.Series) -> pl.Series:
