@@ -17,6 +17,7 @@ import rankwise
 from rankwise.dialects import DIALECTS
 from rankwise.engine import rowops
 from rankwise.engine.aligned import UNJUDGED
+from rankwise.io.table import Chunks
 
 needs_native = pytest.mark.skipif(rowops.NATIVE is None, reason="the C extension rankwise.engine._rowops is not built "
                                   "(pip install . builds it where a C compiler is found)")  # fmt: skip
@@ -316,25 +317,32 @@ def test_dense_codes_on_many_threads_equal_one(monkeypatch: pytest.MonkeyPatch) 
 @needs_native
 @settings(max_examples=150, deadline=None)
 @given(queries=st.lists(st.integers(0, 40), max_size=300), low=st.integers(0, 45), width=st.integers(-2, 45),
-       count=st.integers(1, 3))  # fmt: skip
-def test_range_rows_equal_numpy(queries: list[int], low: int, width: int, count: int) -> None:
-    """The rows of a range of query codes, in row order, with their codes widened, on either path and any number of
-    threads (an empty or reversed range: no row)."""
+       count=st.integers(1, 3), cuts=st.lists(st.integers(0, 300), max_size=5),
+       kind=st.sampled_from(["f8", "i8", "i4"]))  # fmt: skip
+def test_range_rows_equal_numpy(queries: list[int], low: int, width: int, count: int, cuts: list[int], kind: str
+                                ) -> None:  # fmt: skip
+    """The rows of a range of query codes, in row order, with their codes widened and their values read from the
+    chunk holding each (empty chunks among them; 4-byte values by numpy), on either path and any number of threads
+    (an empty or reversed range: no row)."""
     query = np.array(queries, dtype=np.int32)
     doc = (query * 7 + np.arange(len(query), dtype=np.int32)).astype(np.int32)
+    value = (np.arange(len(query)) * 1.5 - 3).astype(kind)
+    bounds = [0, *sorted(min(c, len(query)) for c in cuts), len(query)]
+    chunks = Chunks(tuple(value[a:b] for a, b in itertools.pairwise(bounds)))
     high = low + width
     expected = np.flatnonzero((query >= low) & (query < high))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(rowops, "threads", lambda: count)
-        native, numpy = _both(lambda: rowops.range_rows(query, doc, low, high, len(expected)))
+        native, numpy = _both(lambda: rowops.range_rows(query, doc, chunks, low, high, len(expected)))
     for found in (native, numpy):
         assert np.array_equal(found[0], expected) and found[0].dtype == np.int64
         assert np.array_equal(found[1], query[expected]) and found[1].dtype == np.int64
         assert np.array_equal(found[2], doc[expected]) and found[2].dtype == np.int64
+        assert found[3].tobytes() == value[expected].tobytes()
     for native_or_not in (rowops.NATIVE, None):
         with pytest.MonkeyPatch.context() as patch, pytest.raises(ValueError, match="lie in the range"):
             patch.setattr(rowops, "NATIVE", native_or_not)
-            rowops.range_rows(query, doc, low, high, len(expected) + 1)
+            rowops.range_rows(query, doc, chunks, low, high, len(expected) + 1)
 
 
 @needs_native

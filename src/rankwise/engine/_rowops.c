@@ -681,16 +681,21 @@ done:
     return result;
 }
 
-/* range_rows(query, doc, low, high, rows, query_out, doc_out, threads)
+/* range_rows(query, doc, low, high, rows, query_out, doc_out, threads, parts, value_out)
  *
  * The rows whose query code lies in low..high-1, in row order (see rankwise.rowops.range_rows): rows[j] is the
- * j-th such row, query_out[j] and doc_out[j] its codes widened to int64. query and doc: int32 codes; rows,
- * query_out and doc_out: int64, as many as there are such rows. Each thread counts the rows of its block, then
- * writes them after those of the blocks before it. */
+ * j-th such row, query_out[j] and doc_out[j] its codes widened to int64, value_out[j] its value. query and doc:
+ * int32 codes; rows, query_out and doc_out: int64, as many as there are such rows; parts: a tuple of buffers of
+ * 8-byte values (float64 or int64, copied as they are) holding the values of all rows one after the other (a
+ * column's chunks), value_out as long as rows. Each thread counts the rows of its block, then writes them after
+ * those of the blocks before it. */
 typedef struct {
     const int32_t *query, *doc;
     int64_t low, high, begin, end, count, at;
     int64_t *rows, *query_out, *doc_out;
+    const uint64_t *const *parts;
+    const int64_t *starts; /* parts[c] holds rows starts[c]..starts[c+1]-1 */
+    uint64_t *value_out;
 } RangeTask;
 
 static void *count_range(void *arg) {
@@ -705,12 +710,15 @@ static void *count_range(void *arg) {
 static void *fill_range(void *arg) {
     RangeTask *t = arg;
     uint64_t width = (uint64_t)(t->high - t->low);
-    int64_t j = t->at;
+    int64_t j = t->at, c = 0;
+    while (t->begin < t->end && t->begin >= t->starts[c + 1]) c++;
     for (int64_t i = t->begin; i < t->end; i++)
         if ((uint64_t)((int64_t)t->query[i] - t->low) < width) {
+            while (i >= t->starts[c + 1]) c++;
             t->rows[j] = i;
             t->query_out[j] = t->query[i];
             t->doc_out[j] = t->doc[i];
+            t->value_out[j] = t->parts[c][i - t->starts[c]];
             j++;
         }
     return NULL;
@@ -718,17 +726,42 @@ static void *fill_range(void *arg) {
 
 static PyObject *range_rows(PyObject *self, PyObject *args) {
     (void)self;
-    Py_buffer query_v, doc_v, rows_v, query_out_v, doc_out_v;
+    Py_buffer query_v, doc_v, rows_v, query_out_v, doc_out_v, value_out_v;
     long long low, high;
     int requested;
-    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*i", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v, &doc_out_v,
-                          &requested))
+    PyObject *parts_obj;
+    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*iO!w*", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v,
+                          &doc_out_v, &requested, &PyTuple_Type, &parts_obj, &value_out_v))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8;
-    if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
-        !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out"))
+    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8, num_parts = PyTuple_GET_SIZE(parts_obj), got = 0;
+    Py_buffer *part_v = PyMem_Calloc((size_t)num_parts + 1, sizeof(Py_buffer));
+    const uint64_t **parts = PyMem_Calloc((size_t)num_parts + 1, sizeof(uint64_t *));
+    int64_t *starts = PyMem_Calloc((size_t)num_parts + 2, sizeof(int64_t));
+    if (part_v == NULL || parts == NULL || starts == NULL) {
+        PyErr_NoMemory();
         goto done;
+    }
+    for (; got < num_parts; got++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(parts_obj, got), &part_v[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
+            goto done;
+        if (part_v[got].itemsize != 8) {
+            PyErr_SetString(PyExc_ValueError, "range_rows: parts of 8-byte values");
+            got++;
+            goto done;
+        }
+        parts[got] = part_v[got].buf;
+        starts[got + 1] = starts[got] + (int64_t)(part_v[got].len / 8);
+    }
+    starts[num_parts + 1] = INT64_MAX; /* past the last part: never entered for a row of the column */
+    if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
+        !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out") ||
+        !check(&value_out_v, 8, m, "value_out"))
+        goto done;
+    if (starts[num_parts] != n) {
+        PyErr_Format(PyExc_ValueError, "range_rows: the parts hold %lld values, not %zd", (long long)starts[num_parts], n);
+        goto done;
+    }
     int64_t total = 0;
     Py_BEGIN_ALLOW_THREADS
     int threads = thread_count(requested, n);
@@ -736,7 +769,7 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     for (int t = 0; t < threads; t++)
         tasks[t] = (RangeTask){query_v.buf, doc_v.buf, (int64_t)low, high > low ? (int64_t)high : (int64_t)low,
                                n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0, 0,
-                               rows_v.buf, query_out_v.buf, doc_out_v.buf};
+                               rows_v.buf, query_out_v.buf, doc_out_v.buf, parts, starts, value_out_v.buf};
     run_all(count_range, tasks, sizeof(RangeTask), threads);
     for (int t = 0; t < threads; t++) {
         tasks[t].at = total;
@@ -751,11 +784,16 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
+    for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&part_v[i]);
+    PyMem_Free(part_v);
+    PyMem_Free(parts);
+    PyMem_Free(starts);
     PyBuffer_Release(&query_v);
     PyBuffer_Release(&doc_v);
     PyBuffer_Release(&rows_v);
     PyBuffer_Release(&query_out_v);
     PyBuffer_Release(&doc_out_v);
+    PyBuffer_Release(&value_out_v);
     return result;
 }
 

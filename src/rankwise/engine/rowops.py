@@ -303,23 +303,27 @@ def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | Non
 
 
 def range_rows(
-    query: np.ndarray, doc: np.ndarray, low: int, high: int, count: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The rows whose query code lies in ``low ≤ query < high``, in row order, with their codes as int64:
-    ``(rows, query[rows], doc[rows])`` for ``rows = flatnonzero((query >= low) & (query < high))``. ``query`` and
-    ``doc``: int32 codes; ``count``: the number of such rows (known from the rows per query).
+    query: np.ndarray, doc: np.ndarray, values: Chunks, low: int, high: int, count: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The rows whose query code lies in ``low ≤ query < high``, in row order, with their codes as int64 and their
+    values: ``(rows, query[rows], doc[rows], values.take(rows))`` for ``rows = flatnonzero((query >= low) & (query
+    < high))``. ``query`` and ``doc``: int32 codes; ``values``: the column's chunks; ``count``: the number of such
+    rows (known from the rows per query).
 
-    Compiled: one pass over each thread's block counts its rows, a second writes them after the blocks before it
-    (the same rows in the same order as numpy's three passes)."""
-    if NATIVE is not None and query.dtype == np.int32 and doc.dtype == np.int32:
+    Compiled: one pass over each thread's block counts its rows, a second writes them (codes and value, read from
+    the chunk holding the row) after the blocks before it — the same rows in the same order as numpy's passes."""
+    parts = values.parts
+    eight = all(part.dtype.itemsize == 8 and part.dtype == parts[0].dtype for part in parts)
+    if NATIVE is not None and query.dtype == np.int32 and doc.dtype == np.int32 and parts and eight:
         rows, query_out, doc_out = (np.empty(count, dtype=np.int64) for _ in range(3))
+        value = np.empty(count, dtype=parts[0].dtype)
         NATIVE.range_rows(np.ascontiguousarray(query), np.ascontiguousarray(doc), low, high, rows, query_out, doc_out,
-                          threads())  # fmt: skip
-        return rows, query_out, doc_out
+                          threads(), tuple(np.ascontiguousarray(part) for part in parts), value)  # fmt: skip
+        return rows, query_out, doc_out, value
     rows = np.flatnonzero((query >= low) & (query < high))
     if len(rows) != count:
         raise ValueError(f"range_rows: {len(rows)} rows lie in the range, room for {count}")
-    return rows, query[rows].astype(np.int64), doc[rows].astype(np.int64)
+    return rows, query[rows].astype(np.int64), doc[rows].astype(np.int64), values.take(rows)
 
 
 def align_rows(

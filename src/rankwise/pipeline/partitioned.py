@@ -120,8 +120,8 @@ def compute_in_partitions(
         """The rows of partition ``p``, in their order: those whose query lies in its range (found when the
         partition is computed, so that no order of all rows is held); ``before[q]``: the rows of queries before q."""
         low, high = first_query[p], first_query[p + 1]
-        rows, query_codes, doc_codes = range_rows(query, doc, low, high, int(before[high] - before[low]))
-        codes = TableCodes(ids, query_codes, doc_codes, value.take(rows), rows=rows)
+        rows, query_codes, doc_codes, values = range_rows(query, doc, value, low, high, int(before[high] - before[low]))
+        codes = TableCodes(ids, query_codes, doc_codes, values, rows=rows)
         return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
 
     run_before = np.concatenate([[0], np.cumsum(per_query)])
