@@ -321,9 +321,9 @@ def test_dense_codes_on_many_threads_equal_one(monkeypatch: pytest.MonkeyPatch) 
        kind=st.sampled_from(["f8", "i8", "i4"]))  # fmt: skip
 def test_range_rows_equal_numpy(queries: list[int], low: int, width: int, count: int, cuts: list[int], kind: str
                                 ) -> None:  # fmt: skip
-    """The rows of a range of query codes, in row order, with their codes widened and their values read from the
-    chunk holding each (empty chunks among them; 4-byte values by numpy), on either path and any number of threads
-    (an empty or reversed range: no row)."""
+    """The rows of a range of query codes, in row order, with their codes widened (query codes counted from the
+    range's first) and their values read from the chunk holding each (empty chunks among them; 4-byte values by
+    numpy), on either path and any number of threads (an empty or reversed range: no row)."""
     query = np.array(queries, dtype=np.int32)
     doc = (query * 7 + np.arange(len(query), dtype=np.int32)).astype(np.int32)
     value = (np.arange(len(query)) * 1.5 - 3).astype(kind)
@@ -336,13 +336,28 @@ def test_range_rows_equal_numpy(queries: list[int], low: int, width: int, count:
         native, numpy = _both(lambda: rowops.range_rows(query, doc, chunks, low, high, len(expected)))
     for found in (native, numpy):
         assert np.array_equal(found[0], expected) and found[0].dtype == np.int64
-        assert np.array_equal(found[1], query[expected]) and found[1].dtype == np.int64
+        assert np.array_equal(found[1], query[expected] - low) and found[1].dtype == np.int64
         assert np.array_equal(found[2], doc[expected]) and found[2].dtype == np.int64
         assert found[3].tobytes() == value[expected].tobytes()
     for native_or_not in (rowops.NATIVE, None):
         with pytest.MonkeyPatch.context() as patch, pytest.raises(ValueError, match="lie in the range"):
             patch.setattr(rowops, "NATIVE", native_or_not)
             rowops.range_rows(query, doc, chunks, low, high, len(expected) + 1)
+
+
+@needs_native
+@settings(max_examples=100, deadline=None)
+@given(codes=st.lists(st.integers(0, 30), max_size=200), extra=st.integers(0, 5))
+def test_code_counts_are_bincounts(codes: list[int], extra: int) -> None:
+    """Rows per int32 code, on either path, equal numpy's bincount; a code outside the size is refused."""
+    array = np.array(codes, dtype=np.int32)
+    size = (max(codes) + 1 if codes else 0) + extra
+    native, numpy = _both(lambda: rowops.code_counts(array, size))
+    expected = np.bincount(array, minlength=size)
+    assert np.array_equal(native, expected) and np.array_equal(numpy, expected) and native.dtype == np.int64
+    if codes:
+        with pytest.raises(ValueError, match="outside"):
+            rowops.code_counts(array, max(codes))
 
 
 @needs_native

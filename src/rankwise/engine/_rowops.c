@@ -684,7 +684,7 @@ done:
 /* range_rows(query, doc, low, high, rows, query_out, doc_out, threads, parts, value_out)
  *
  * The rows whose query code lies in low..high-1, in row order (see rankwise.rowops.range_rows): rows[j] is the
- * j-th such row, query_out[j] and doc_out[j] its codes widened to int64, value_out[j] its value. query and doc:
+ * j-th such row, query_out[j] its query code - low and doc_out[j] its doc code, as int64, value_out[j] its value. query and doc:
  * int32 codes; rows, query_out and doc_out: int64, as many as there are such rows; parts: a tuple of buffers of
  * 8-byte values (float64 or int64, copied as they are) holding the values of all rows one after the other (a
  * column's chunks), value_out as long as rows. Each thread counts the rows of its block, then writes them after
@@ -716,7 +716,7 @@ static void *fill_range(void *arg) {
         if ((uint64_t)((int64_t)t->query[i] - t->low) < width) {
             while (i >= t->starts[c + 1]) c++;
             t->rows[j] = i;
-            t->query_out[j] = t->query[i];
+            t->query_out[j] = (int64_t)t->query[i] - t->low;
             t->doc_out[j] = t->doc[i];
             t->value_out[j] = t->parts[c][i - t->starts[c]];
             j++;
@@ -797,6 +797,42 @@ done:
     return result;
 }
 
+/* code_counts(codes, out)
+ *
+ * out[c] = how many of the int32 ``codes`` equal c (see rankwise.rowops.code_counts): numpy's bincount without the
+ * int64 copy of the codes it makes first. Every code must lie in 0..len(out)-1; out starts zeroed. */
+static PyObject *code_counts(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer codes_v, out_v;
+    if (!PyArg_ParseTuple(args, "y*w*", &codes_v, &out_v)) return NULL;
+    PyObject *result = NULL;
+    Py_ssize_t n = codes_v.len / 4, size = out_v.len / 8;
+    if (!check(&codes_v, 4, n, "codes") || !check(&out_v, 8, size, "out")) goto done;
+    int bad = 0;
+    Py_BEGIN_ALLOW_THREADS
+    const int32_t *codes = codes_v.buf;
+    int64_t *out = out_v.buf;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t c = (uint32_t)codes[i];
+        if (c >= (uint64_t)size) {
+            bad = 1;
+            break;
+        }
+        out[c]++;
+    }
+    Py_END_ALLOW_THREADS
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "a code lies outside 0..len(out)-1");
+        goto done;
+    }
+    result = Py_None;
+    Py_INCREF(result);
+done:
+    PyBuffer_Release(&codes_v);
+    PyBuffer_Release(&out_v);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
@@ -805,6 +841,7 @@ static PyMethodDef methods[] = {
     {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
     {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},
+    {"code_counts", code_counts, METH_VARARGS, "How many rows hold each int32 code (see rankwise.rowops)."},
     {"range_rows", range_rows, METH_VARARGS, "The rows whose query code lies in a range (see rankwise.rowops)."},
     {NULL, NULL, 0, NULL},
 };

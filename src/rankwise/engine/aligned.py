@@ -410,6 +410,11 @@ class SharedIds:
 
         return cls(_series(coded.query_ids, QID), coded.doc_text, coded.all_doc_ids or every_doc)
 
+    def window(self, low: int, high: int) -> SharedIds:
+        """These dictionaries with the query ids ``low..high-1`` alone, their codes counted from ``low`` (a query
+        range's, so that what is sized by the queries is sized by the range's), the doc ids shared."""
+        return SharedIds(self.query_ids.slice(low, high - low), self.doc_text, lambda: self.series("doc"))
+
     def series(self, which: str, positions: np.ndarray | None = None) -> pl.Series:
         if which == "query":
             return self.query_ids if positions is None else self.query_ids.gather(positions)

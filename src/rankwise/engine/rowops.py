@@ -302,13 +302,23 @@ def segment_sums(values: np.ndarray, offsets: np.ndarray, mask: np.ndarray | Non
     return np.bincount(query, weights=values, minlength=num_queries).astype(np.float64)
 
 
+def code_counts(codes: np.ndarray, size: int) -> np.ndarray:
+    """How many rows hold each code: ``np.bincount(codes, minlength=size)`` (int64), codes in ``0..size-1``.
+    Compiled for int32 codes: one pass, without the int64 copy of all codes that bincount makes first."""
+    if NATIVE is not None and codes.dtype == np.int32:
+        out = np.zeros(size, dtype=np.int64)
+        NATIVE.code_counts(np.ascontiguousarray(codes), out)
+        return out
+    return np.bincount(codes, minlength=size).astype(np.int64, copy=False)
+
+
 def range_rows(
     query: np.ndarray, doc: np.ndarray, values: Chunks, low: int, high: int, count: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The rows whose query code lies in ``low ≤ query < high``, in row order, with their codes as int64 and their
-    values: ``(rows, query[rows], doc[rows], values.take(rows))`` for ``rows = flatnonzero((query >= low) & (query
-    < high))``. ``query`` and ``doc``: int32 codes; ``values``: the column's chunks; ``count``: the number of such
-    rows (known from the rows per query).
+    """The rows whose query code lies in ``low ≤ query < high``, in row order, with their codes as int64 (query codes
+    counted from ``low``) and their values: ``(rows, query[rows] − low, doc[rows], values.take(rows))`` for ``rows =
+    flatnonzero((query >= low) & (query < high))``. ``query`` and ``doc``: int32 codes; ``values``: the column's
+    chunks; ``count``: the number of such rows (known from the rows per query).
 
     Compiled: one pass over each thread's block counts its rows, a second writes them (codes and value, read from
     the chunk holding the row) after the blocks before it — the same rows in the same order as numpy's passes."""
@@ -323,7 +333,7 @@ def range_rows(
     rows = np.flatnonzero((query >= low) & (query < high))
     if len(rows) != count:
         raise ValueError(f"range_rows: {len(rows)} rows lie in the range, room for {count}")
-    return rows, query[rows].astype(np.int64), doc[rows].astype(np.int64), values.take(rows)
+    return rows, query[rows].astype(np.int64) - low, doc[rows].astype(np.int64), values.take(rows)
 
 
 def align_rows(

@@ -34,7 +34,7 @@ else:
     from ..io.lazy import polars as pl
 
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
-from ..engine.rowops import in_text_order, range_rows
+from ..engine.rowops import code_counts, in_text_order, range_rows
 from ..io.blocks import Block, run_blocks
 from ..io.table import DOCID, QID, ROW, VALUE, Chunks, Origin, Table, TableCodes, check_duplicates
 from ..kernels import concatenate_inputs
@@ -45,6 +45,9 @@ from .plan import Plan
 
 PARTITION_ROWS = 2_000_000
 """Run rows evaluated at a time."""
+MOST_RANGES = 16
+"""The most query ranges of an evaluation in memory: each range's rows are found by one pass over every row's codes,
+so past ``MOST_RANGES × PARTITION_ROWS`` rows the ranges grow with the input (the passes stay linear in it)."""
 _SOURCE_ROW = "source_row"
 
 Progress = Callable[[str, int, int], None]
@@ -99,7 +102,7 @@ def compute_in_partitions(
     (:func:`rankwise.engine.aligned.code_jointly`), query ids in text order, so that a range is a range of codes: its
     rows are found as it is computed, keeping their order, a pair of coded tables
     (:class:`rankwise.io.table.TableCodes`) over the shared dictionaries."""
-    limit = partition_rows or PARTITION_ROWS
+    limit = partition_rows or max(PARTITION_ROWS, -(-inputs.run.height // MOST_RANGES))
     if inputs.run.height <= limit:
         return compute_groups(plan, inputs, catalog)
     qrels, run = inputs.qrels, inputs.run
@@ -107,7 +110,7 @@ def compute_in_partitions(
     ids = SharedIds.of(coded)
     identity = np.array_equal(coded.run_query_at, np.arange(len(coded.run_query_at)))
     run_query = coded.run_query if identity else coded.run_query_at[coded.run_query]  # positions in text order
-    per_query = np.bincount(run_query, minlength=len(coded.query_ids))
+    per_query = code_counts(run_query, len(coded.query_ids))
     codes = [run_query, coded.run_doc, coded.qrels_query, coded.qrels_doc]
     del coded, run_query  # the int64 codes are held by ``codes`` alone: each is freed when it is narrowed
     run_query, run_doc, qrels_query, qrels_doc = _narrow(codes)
@@ -116,18 +119,25 @@ def compute_in_partitions(
     first_query = np.searchsorted(partition_of, np.arange(num_partitions + 1))
     run_value, qrels_value = run.value_chunks(), qrels.value_chunks()  # no copy of a chunked column
 
-    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: Chunks, before: np.ndarray, p: int) -> Table:
+    def part(table: Table, query: np.ndarray, doc: np.ndarray, value: Chunks, before: np.ndarray, p: int,
+             window: SharedIds) -> Table:  # fmt: skip
         """The rows of partition ``p``, in their order: those whose query lies in its range (found when the
-        partition is computed, so that no order of all rows is held); ``before[q]``: the rows of queries before q."""
+        partition is computed, so that no order of all rows is held); ``before[q]``: the rows of queries before q;
+        ``window``: the dictionaries of the range's queries, whose codes count from its first."""
         low, high = first_query[p], first_query[p + 1]
         rows, query_codes, doc_codes, values = range_rows(query, doc, value, low, high, int(before[high] - before[low]))
-        codes = TableCodes(ids, query_codes, doc_codes, values, rows=rows)
+        codes = TableCodes(window, query_codes, doc_codes, values, rows=rows)
         return Table.from_codes(table.kind, codes, table.origin, table.run_name, table.notes)
 
+    def pair(p: int) -> tuple[Table, Table]:
+        """Partition ``p``'s qrels and run, over one window of the dictionaries (sized by its queries)."""
+        window = ids.window(int(first_query[p]), int(first_query[p + 1]))
+        return (part(qrels, qrels_query, qrels_doc, qrels_value, qrels_before, p, window),
+                part(run, run_query, run_doc, run_value, run_before, p, window))  # fmt: skip
+
     run_before = np.concatenate([[0], np.cumsum(per_query)])
-    qrels_before = np.concatenate([[0], np.cumsum(np.bincount(qrels_query, minlength=len(per_query)))])
-    partitions = ((part(qrels, qrels_query, qrels_doc, qrels_value, qrels_before, p),
-                   part(run, run_query, run_doc, run_value, run_before, p)) for p in range(num_partitions))  # fmt: skip
+    qrels_before = np.concatenate([[0], np.cumsum(code_counts(qrels_query, len(per_query)))])
+    partitions = (pair(p) for p in range(num_partitions))
     groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
     if not groups[0].query_ids:
         align(qrels, run, plan.groups[0].policies)  # raises the error of an evaluation with no query
