@@ -22,6 +22,15 @@ static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const c
     return 1;
 }
 
+/* None, or NULL with a ValueError saying ``message`` where ``bad``. */
+static PyObject *none_unless(int bad, const char *message) {
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, message);
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 /* Work split over threads: query ranges of about equal rows, each thread on its own range (results do not depend
  * on the split: every query is ordered, or every row looked up, by itself). */
 typedef struct {
@@ -426,12 +435,7 @@ static PyObject *table_codes(PyObject *self, PyObject *args) {
     run_all(table_rows, tasks, sizeof(TableTask), threads);
     for (int t = 0; t < threads; t++) bad |= tasks[t].bad;
     Py_END_ALLOW_THREADS
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "an id lies outside the table's range");
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
+    result = none_unless(bad, "an id lies outside the table's range");
 done:
     PyBuffer_Release(&ids_v);
     PyBuffer_Release(&table_v);
@@ -821,12 +825,7 @@ static PyObject *code_counts(PyObject *self, PyObject *args) {
         out[c]++;
     }
     Py_END_ALLOW_THREADS
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, "a code lies outside 0..len(out)-1");
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
+    result = none_unless(bad, "a code lies outside 0..len(out)-1");
 done:
     PyBuffer_Release(&codes_v);
     PyBuffer_Release(&out_v);
