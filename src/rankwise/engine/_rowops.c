@@ -741,7 +741,7 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8, num_parts = PyTuple_GET_SIZE(parts_obj), got = 0;
     Py_buffer *part_v = PyMem_Calloc((size_t)num_parts + 1, sizeof(Py_buffer));
     const uint64_t **parts = PyMem_Calloc((size_t)num_parts + 1, sizeof(uint64_t *));
-    int64_t *starts = PyMem_Calloc((size_t)num_parts + 2, sizeof(int64_t));
+    int64_t *starts = PyMem_Calloc((size_t)num_parts + 1, sizeof(int64_t));
     if (part_v == NULL || parts == NULL || starts == NULL) {
         PyErr_NoMemory();
         goto done;
@@ -757,7 +757,6 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
         parts[got] = part_v[got].buf;
         starts[got + 1] = starts[got] + (int64_t)(part_v[got].len / 8);
     }
-    starts[num_parts + 1] = INT64_MAX; /* past the last part: never entered for a row of the column */
     if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
         !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out") ||
         !check(&value_out_v, 8, m, "value_out"))

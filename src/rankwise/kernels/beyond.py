@@ -121,11 +121,9 @@ def undefined_per_query(a: Aligned, m: Measure, rel: int) -> np.ndarray:
 
 def novelty(a: Aligned, m: Measure, rel: int) -> np.ndarray:
     """Novelty@k = 1 − |L[:k] ∩ T_u| / |L[:k]|, T_u the user's training items (RePlay Novelty)."""
-    shown = in_cutoff(a, m)
-    if shown is None:
-        return 1.0 - _list_mean(a, m, seen_in_training(a, str(m)).astype(np.float64))
-    seen = np.zeros(len(shown), dtype=np.float64)
-    seen[shown] = seen_in_training(a, str(m), shown)  # only the rows of the top k are looked up
+    shown = in_cutoff(a, m)  # only the rows of the top k are looked up (every row without a cutoff)
+    seen = np.zeros(len(a.rank), dtype=np.float64)
+    seen[slice(None) if shown is None else shown] = seen_in_training(a, str(m), shown)
     return 1.0 - _list_mean(a, m, seen)
 
 

@@ -114,7 +114,8 @@ def compute_in_partitions(
     codes = [run_query, coded.run_doc, coded.qrels_query, coded.qrels_doc]
     del coded, run_query  # the int64 codes are held by ``codes`` alone: each is freed when it is narrowed
     run_query, run_doc, qrels_query, qrels_doc = _narrow(codes)
-    partition_of = (np.cumsum(per_query) - per_query) // limit  # by query, in text order: never decreasing
+    run_before = np.concatenate([[0], np.cumsum(per_query)])  # run rows of the queries before each
+    partition_of = run_before[:-1] // limit  # by query, in text order: never decreasing
     num_partitions = int(partition_of.max(initial=0)) + 1
     first_query = np.searchsorted(partition_of, np.arange(num_partitions + 1))
     run_value, qrels_value = run.value_chunks(), qrels.value_chunks()  # no copy of a chunked column
@@ -135,7 +136,6 @@ def compute_in_partitions(
         return (part(qrels, qrels_query, qrels_doc, qrels_value, qrels_before, p, window),
                 part(run, run_query, run_doc, run_value, run_before, p, window))  # fmt: skip
 
-    run_before = np.concatenate([[0], np.cumsum(per_query)])
     qrels_before = np.concatenate([[0], np.cumsum(code_counts(qrels_query, len(per_query)))])
     partitions = (pair(p) for p in range(num_partitions))
     groups = compute_partitions(plan, partitions, num_partitions, inputs, catalog, None)
