@@ -9,11 +9,12 @@ from setuptools import Extension, setup
 
 rowops = Extension(
     "rankwise.engine._rowops", ["src/rankwise/engine/_rowops.c"], optional=True, extra_compile_args=["-O3", "-pthread"],
-    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h", "src/rankwise/engine/_sorting.h"],
+    extra_link_args=["-pthread"], depends=["src/rankwise/engine/_threads.h", "src/rankwise/engine/_sorting.h",
+                                          "src/rankwise/engine/_chunks.h"],
 )
 trecscan = Extension(
     "rankwise.io._trecscan", ["src/rankwise/io/_trecscan.c", "src/rankwise/io/_trecroute.c"], optional=True,
     extra_compile_args=["-O3", "-pthread"], extra_link_args=["-pthread"],
-    depends=["src/rankwise/engine/_threads.h", "src/rankwise/io/_dict.h"],
+    depends=["src/rankwise/engine/_threads.h", "src/rankwise/engine/_chunks.h", "src/rankwise/io/_dict.h"],
 )
 setup(ext_modules=[rowops, trecscan])

@@ -94,9 +94,11 @@ def test_scores_parse_as_python_floats_do(texts: list[str]) -> None:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=40), st.booleans())
-def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tuple[int, int]], grouped: bool) -> None:
-    """Rows in any order, or grouped by query as runs are written (searched in one pass, without sorting)."""
+@given(st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=40), st.booleans(), st.data())
+def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tuple[int, int]], grouped: bool,
+                                                                 data: st.DataObject) -> None:
+    """Rows in any order, or grouped by query as runs are written (searched in one pass, without sorting); the
+    columns whole or in chunks (split at other rows in each: read in place, or joined to be grouped)."""
     assert NATIVE is not None
     if grouped:
         pairs = sorted(pairs, key=lambda pair: pair[0])  # stable: each query's rows keep their order
@@ -109,10 +111,14 @@ def test_repeated_pair_is_the_first_row_repeating_an_earlier_one(pairs: list[tup
             expected = row
             break
         seen.add(pair)
-    assert NATIVE.first_repeated_pair(query, 5, doc, 7) == expected
+    assert NATIVE.first_repeated_pair((query,), 5, (doc,), 7) == expected
     for threads in (2, 3, 7):  # one range of queries per thread (at most one per 1 M rows: these are one range)
-        assert NATIVE.first_repeated_pair(query, 5, doc, 7, threads) == expected
-    assert NATIVE.first_repeated_pair(query + 10, 5, doc - 3, 7, 1, 10, -3) == expected  # ids offset by q0, d0
+        assert NATIVE.first_repeated_pair((query,), 5, (doc,), 7, threads) == expected
+    assert NATIVE.first_repeated_pair((query + 10,), 5, (doc - 3,), 7, 1, 10, -3) == expected  # ids offset by q0, d0
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(pairs)), max_size=4)))  # the columns' chunks, split apart
+    query_chunks = tuple(np.split(query, cuts))
+    doc_chunks = tuple(np.split(doc, sorted(data.draw(st.lists(st.integers(0, len(pairs)), max_size=4)))))
+    assert NATIVE.first_repeated_pair(query_chunks, 5, doc_chunks, 7, 2) == expected
 
 
 @settings(max_examples=150, deadline=None)
@@ -259,7 +265,8 @@ def test_chunks_and_threads_read_regular_files_as_the_careful_reader(seed: int, 
 
 @pytest.mark.parametrize("seed", range(3))
 def test_repeated_pair_over_query_ranges_in_threads(seed: int) -> None:
-    """Above 1 M rows the queries are split over threads: the same first repeated row as one thread and as numpy."""
+    """Above 1 M rows the queries are split over threads: the same first repeated row as one thread and as numpy, the
+    columns whole or in chunks."""
     assert NATIVE is not None
     rng = np.random.default_rng(seed)
     n, num_queries, num_docs = 3_000_000, 200_000, 2_000
@@ -269,15 +276,20 @@ def test_repeated_pair_over_query_ranges_in_threads(seed: int) -> None:
     repeated = np.ones(n, dtype=bool)
     repeated[first] = False
     expected = int(np.flatnonzero(repeated)[0]) if repeated.any() else -1
-    assert [NATIVE.first_repeated_pair(query, num_queries, doc, num_docs, t) for t in (1, 2, 3)] == [expected] * 3
+    assert [NATIVE.first_repeated_pair((query,), num_queries, (doc,), num_docs, t) for t in (1, 2, 3)] == [expected] * 3
     distinct = np.unique(key)  # no repeat at all
-    assert NATIVE.first_repeated_pair(distinct // num_docs, num_queries, distinct % num_docs, num_docs, 3) == -1
+    assert NATIVE.first_repeated_pair((distinct // num_docs,), num_queries, (distinct % num_docs,), num_docs, 3) == -1
     shuffled = distinct[rng.permutation(len(distinct))]  # one repeat, near the end, of a row near the start: the
     late = len(shuffled) - 5  # two rows are counted and placed by different threads
     shuffled = np.insert(shuffled, late, shuffled[3])
-    found = [NATIVE.first_repeated_pair(shuffled // num_docs, num_queries, shuffled % num_docs, num_docs, t)
+    found = [NATIVE.first_repeated_pair((shuffled // num_docs,), num_queries, (shuffled % num_docs,), num_docs, t)
              for t in (1, 2, 3)]  # fmt: skip
     assert found == [late] * 3
+    for cuts in ([late], sorted(rng.integers(0, len(shuffled), 40)), [1_000_000, 1_000_001, 2_500_000]):
+        query_chunks = tuple(np.split(shuffled // num_docs, cuts))  # chunks read in place, cut where threads' blocks
+        doc_chunks = tuple(np.split(shuffled % num_docs, sorted(rng.integers(0, len(shuffled), 7))))  # are not
+        assert [NATIVE.first_repeated_pair(query_chunks, num_queries, doc_chunks, num_docs, t) for t in (1, 2, 3)] \
+            == [late] * 3
 
 
 def test_finding_another_files_ids_in_threads() -> None:

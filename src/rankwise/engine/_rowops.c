@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "_sorting.h"
+#include "_chunks.h"
 
 static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const char *name) {
     if (view->itemsize != itemsize || view->len != itemsize * count) {
@@ -734,35 +735,20 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     long long low, high;
     int requested;
     PyObject *parts_obj;
-    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*iO!w*", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v,
-                          &doc_out_v, &requested, &PyTuple_Type, &parts_obj, &value_out_v))
+    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*iOw*", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v,
+                          &doc_out_v, &requested, &parts_obj, &value_out_v))
         return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8, num_parts = PyTuple_GET_SIZE(parts_obj), got = 0;
-    Py_buffer *part_v = PyMem_Calloc((size_t)num_parts + 1, sizeof(Py_buffer));
-    const uint64_t **parts = PyMem_Calloc((size_t)num_parts + 1, sizeof(uint64_t *));
-    int64_t *starts = PyMem_Calloc((size_t)num_parts + 1, sizeof(int64_t));
-    if (part_v == NULL || parts == NULL || starts == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (; got < num_parts; got++) {
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(parts_obj, got), &part_v[got], PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0)
-            goto done;
-        if (part_v[got].itemsize != 8) {
-            PyErr_SetString(PyExc_ValueError, "range_rows: parts of 8-byte values");
-            got++;
-            goto done;
-        }
-        parts[got] = part_v[got].buf;
-        starts[got + 1] = starts[got] + (int64_t)(part_v[got].len / 8);
-    }
+    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8;
+    Chunks values;
+    if (!chunks_get(parts_obj, &values, "range_rows")) goto done;
     if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
         !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out") ||
         !check(&value_out_v, 8, m, "value_out"))
         goto done;
-    if (starts[num_parts] != n) {
-        PyErr_Format(PyExc_ValueError, "range_rows: the parts hold %lld values, not %zd", (long long)starts[num_parts], n);
+    if (values.starts[values.count] != n) {
+        PyErr_Format(PyExc_ValueError, "range_rows: the parts hold %lld values, not %zd",
+                     (long long)values.starts[values.count], n);
         goto done;
     }
     int64_t total = 0;
@@ -772,7 +758,8 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     for (int t = 0; t < threads; t++)
         tasks[t] = (RangeTask){query_v.buf, doc_v.buf, (int64_t)low, high > low ? (int64_t)high : (int64_t)low,
                                n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0, 0,
-                               rows_v.buf, query_out_v.buf, doc_out_v.buf, parts, starts, value_out_v.buf};
+                               rows_v.buf, query_out_v.buf, doc_out_v.buf, values.parts, values.starts,
+                               value_out_v.buf};
     run_all(count_range, tasks, sizeof(RangeTask), threads);
     for (int t = 0; t < threads; t++) {
         tasks[t].at = total;
@@ -787,10 +774,7 @@ static PyObject *range_rows(PyObject *self, PyObject *args) {
     result = Py_None;
     Py_INCREF(result);
 done:
-    for (Py_ssize_t i = 0; i < got; i++) PyBuffer_Release(&part_v[i]);
-    PyMem_Free(part_v);
-    PyMem_Free(parts);
-    PyMem_Free(starts);
+    chunks_release(&values);
     PyBuffer_Release(&query_v);
     PyBuffer_Release(&doc_v);
     PyBuffer_Release(&rows_v);

@@ -90,7 +90,7 @@ static int tasks_for_rows(int threads, int64_t n) {
 
 /* ``parts`` tasks (tasks_for_rows) over rows 0..n-1 of ``key`` (``map`` of ``num_map`` keys, or NULL), each counted,
  * with its counts in ``counts`` (parts × num_keys, zeroed). 1 when every key is in range. */
-static int count_tasks(CountTask *tasks, int parts, const int64_t *key, const int64_t *map, int64_t num_map,
+static inline int count_tasks(CountTask *tasks, int parts, const int64_t *key, const int64_t *map, int64_t num_map,
                        int64_t k0, int64_t n, int64_t num_keys, int64_t *counts) {
     for (int t = 0; t < parts; t++)
         tasks[t] = (CountTask){key, map, k0, n / parts * t, t + 1 == parts ? n : n / parts * (t + 1), num_keys,

@@ -17,6 +17,7 @@
 #include "../engine/_threads.h"
 #include <math.h>
 #include "_dict.h"
+#include "../engine/_chunks.h"
 
 int add_router(PyObject *m); /* io/_trecroute.c */
 
@@ -714,60 +715,136 @@ static void *find_repeats(void *arg) {
     return NULL;
 }
 
-/* The counting sort's placing pass (see count_tasks), one thread per range of rows: each row at its task's next
- * position for its query, with its doc (checked in range) and, where rows is not NULL, its row. */
+/* The rows of the two columns cut into segments, each lying in one chunk of either column and in one block of rows
+ * (blocks: n / blocks rows each, one per thread), so that each is read as two plain arrays. */
+typedef struct {
+    const int64_t *q, *d;
+    int64_t start, length; /* rows start..start+length-1 */
+} Segment;
+
+/* The segments (malloc'd; NULL for memory) and their count; first[b] is the first segment of block b (b ≤ blocks). */
+static Segment *segments_of(const Chunks *qc, const Chunks *dc, int blocks, int64_t n, Py_ssize_t *count,
+                            Py_ssize_t *first) {
+    Segment *segments = malloc(sizeof(Segment) * (size_t)(qc->count + dc->count + blocks + 1));
+    if (segments == NULL) return NULL;
+    Py_ssize_t s = 0, a = 0, b = 0;
+    int block = 0;
+    first[0] = 0;
+    for (int64_t at = 0; at < n;) {
+        while (qc->starts[a + 1] <= at) a++; /* empty chunks skipped */
+        while (dc->starts[b + 1] <= at) b++;
+        while (block + 1 < blocks && n / blocks * (block + 1) <= at) first[++block] = s;
+        int64_t end = qc->starts[a + 1] < dc->starts[b + 1] ? qc->starts[a + 1] : dc->starts[b + 1];
+        if (block + 1 < blocks && n / blocks * (block + 1) < end) end = n / blocks * (block + 1);
+        segments[s++] = (Segment){(const int64_t *)qc->parts[a] + (at - qc->starts[a]),
+                                  (const int64_t *)dc->parts[b] + (at - dc->starts[b]), at, end - at};
+        at = end;
+    }
+    while (block < blocks) first[++block] = s;
+    *count = s;
+    return segments;
+}
+
+/* The counting sort's placing pass (see count_tasks) over one segment: each row at its task's next position for its
+ * query, with its doc (checked in range) and, where rows is not NULL, its row. */
 typedef struct {
     const CountTask *c;
     const int64_t *d;
-    int64_t d0, num_docs;
+    int64_t d0, num_docs, row0; /* the segment's first row */
     int64_t *rows;
     uint32_t *docs;
     int bad;
 } PlaceTask;
 
-static void *place_rows(void *arg) {
-    PlaceTask *t = arg;
+static void place_rows(PlaceTask *t) {
     const CountTask *c = t->c;
-    const int64_t *q = c->key, *d = t->d, k0 = c->k0, d0 = t->d0, num_docs = t->num_docs, end = c->end;
+    const int64_t *q = c->key, *d = t->d, k0 = c->k0, d0 = t->d0, num_docs = t->num_docs, end = c->end, row0 = t->row0;
     int64_t *next = c->count, *rows = t->rows; /* locals: the stores may not alias the task */
     uint32_t *docs = t->docs;
     for (int64_t i = c->begin; i < end; i++) {
         int64_t j = d[i] - d0;
         if (j < 0 || j >= num_docs) {
             t->bad = 1;
-            return NULL;
+            return;
         }
         int64_t at = next[q[i] - k0]++;
-        if (rows != NULL) rows[at] = i;
+        if (rows != NULL) rows[at] = row0 + i;
         docs[at] = (uint32_t)j;
+    }
+}
+
+/* One thread's block of segments, counted (count_keys) then placed (place_rows) with its own counts: blocks in row
+ * order, so within a query the rows keep their order. */
+typedef struct {
+    const Segment *segments;
+    Py_ssize_t first, last;
+    CountTask sort;  /* k0, num_keys and this block's counts */
+    PlaceTask place; /* d0, num_docs, rows, docs */
+    int bad;
+} BlockTask;
+
+/* The counting task of segment s: its rows, with the block's counts (or next positions). */
+static CountTask segment_sort(const BlockTask *t, Py_ssize_t s) {
+    CountTask c = t->sort;
+    c.key = t->segments[s].q;
+    c.begin = 0;
+    c.end = t->segments[s].length;
+    return c;
+}
+
+static void *count_block(void *arg) {
+    BlockTask *t = arg;
+    for (Py_ssize_t s = t->first; s < t->last && !t->bad; s++) {
+        CountTask c = segment_sort(t, s);
+        count_keys(&c);
+        t->bad |= c.bad;
     }
     return NULL;
 }
 
-/* One search for a repeated pair (see first_repeated_pair): with_rows 0 tells only whether one exists (no row is
- * placed: half the memory written), 1 finds the first row. Returns the row (or 1 without rows), -1 for none, -2 for
- * a code out of range, -3 for memory. */
-static int64_t repeated_pair(const int64_t *q, int64_t n, int64_t num_queries, const int64_t *d, int64_t num_docs,
-                             int requested, int64_t q0, int64_t d0, int with_rows) {
-    /* threads: at most one per 1 M rows; for the search, each one's doc stamps no larger than the rows */
-    int sorters = tasks_for_rows(requested, n), threads = num_docs > n ? 1 : sorters;
+static void *place_block(void *arg) {
+    BlockTask *t = arg;
+    for (Py_ssize_t s = t->first; s < t->last && !t->bad; s++) {
+        CountTask c = segment_sort(t, s);
+        PlaceTask p = t->place;
+        p.c = &c;
+        p.d = t->segments[s].d;
+        p.row0 = t->segments[s].start;
+        place_rows(&p);
+        t->bad |= p.bad;
+    }
+    return NULL;
+}
+
+/* One search for a repeated pair (see first_repeated_pair) over the blocks of segments: with_rows 0 tells only
+ * whether one exists (no row is placed: half the memory written), 1 finds the first row. Returns the row (or 1
+ * without rows), -1 for none, -2 for a code out of range, -3 for memory. */
+static int64_t repeated_pair(const Segment *segments, const Py_ssize_t *first, int sorters, int64_t n,
+                             int64_t num_queries, int64_t num_docs, int64_t q0, int64_t d0, int with_rows) {
+    /* for the search, each thread's doc stamps no larger than the rows */
+    int threads = num_docs > n ? 1 : sorters;
     int64_t *offsets = calloc((size_t)num_queries + 1, sizeof(int64_t));
     int64_t *counts = calloc((size_t)sorters * (size_t)(num_queries ? num_queries : 1), sizeof(int64_t));
     int64_t *rows = with_rows ? malloc(sizeof(int64_t) * (size_t)(n ? n : 1)) : NULL;
     uint32_t *docs = malloc(sizeof(uint32_t) * (size_t)(n ? n : 1));
+    BlockTask blocks[MAX_THREADS];
     CountTask sorts[MAX_THREADS];
-    PlaceTask places[MAX_THREADS];
     RepeatTask tasks[MAX_THREADS];
     int64_t found = -1;
     int memory = offsets == NULL || counts == NULL || (with_rows && rows == NULL) || docs == NULL, bad = 0;
     if (!memory) {
-        /* grouped by query on every core (count_tasks), within a query the rows in input order */
-        bad = !count_tasks(sorts, sorters, q, NULL, 0, q0, n, num_queries, counts);
+        /* grouped by query on every core, within a query the rows in input order */
+        for (int t = 0; t < sorters; t++) {
+            sorts[t] = (CountTask){NULL, NULL, q0, 0, 0, num_queries, 0, counts + (size_t)t * (size_t)num_queries, 0};
+            blocks[t] = (BlockTask){segments, first[t], first[t + 1], sorts[t],
+                                    (PlaceTask){NULL, NULL, d0, num_docs, 0, rows, docs, 0}, 0};
+        }
+        run_all(count_block, blocks, sizeof(BlockTask), sorters);
+        for (int t = 0; t < sorters; t++) bad |= blocks[t].bad;
         if (!bad) {
             first_positions(sorts, sorters, num_queries, offsets);
-            for (int t = 0; t < sorters; t++) places[t] = (PlaceTask){&sorts[t], d, d0, num_docs, rows, docs, 0};
-            run_all(place_rows, places, sizeof(PlaceTask), sorters);
-            for (int t = 0; t < sorters; t++) bad |= places[t].bad;
+            run_all(place_block, blocks, sizeof(BlockTask), sorters);
+            for (int t = 0; t < sorters; t++) bad |= blocks[t].bad;
         }
         if (!bad) {
             for (int t = 0; t < threads; t++)
@@ -788,10 +865,10 @@ static int64_t repeated_pair(const int64_t *q, int64_t n, int64_t num_queries, c
 }
 
 /* The search for rows already grouped by query (each query's rows one run, as runs are written): no sort, one pass
- * with a stamp per doc. Returns the first repeating row, -1 for none, -2 for a code out of range, -3 for memory, -4
- * when the rows are not grouped (a query's rows in two runs). */
-static int64_t repeated_pair_grouped(const int64_t *q, int64_t n, int64_t num_queries, const int64_t *d,
-                                     int64_t num_docs, int64_t q0, int64_t d0) {
+ * over the segments with a stamp per doc. Returns the first repeating row, -1 for none, -2 for a code out of range,
+ * -3 for memory, -4 when the rows are not grouped (a query's rows in two runs). */
+static int64_t repeated_pair_grouped(const Segment *segments, Py_ssize_t count, int64_t num_queries, int64_t num_docs,
+                                     int64_t q0, int64_t d0) {
     uint8_t *seen = calloc((size_t)(num_queries ? num_queries : 1), 1);
     int64_t *stamp = malloc(sizeof(int64_t) * (size_t)(num_docs ? num_docs : 1));
     if (seen == NULL || stamp == NULL) {
@@ -800,23 +877,29 @@ static int64_t repeated_pair_grouped(const int64_t *q, int64_t n, int64_t num_qu
         return -3;
     }
     for (int64_t k = 0; k < num_docs; k++) stamp[k] = -1;
-    int64_t found = -1, start = 0;
-    for (int64_t i = 0; i < n && found == -1; i++) {
-        int64_t k = q[i] - q0, j = d[i] - d0;
-        if (k < 0 || k >= num_queries || j < 0 || j >= num_docs) {
-            found = -2;
-            break;
-        }
-        if (i == 0 || q[i] != q[i - 1]) { /* a run of the query starts: its first unless seen before */
-            if (seen[k]) found = -4;
-            seen[k] = 1;
-            start = i;
-        }
-        if (found == -1) {
-            if (stamp[j] >= start)
-                found = i;
-            else
-                stamp[j] = i;
+    int64_t found = -1, start = 0, previous = 0;
+    for (Py_ssize_t s = 0; s < count && found == -1; s++) {
+        const int64_t *q = segments[s].q, *d = segments[s].d, row0 = segments[s].start;
+        for (int64_t i = 0; i < segments[s].length; i++) {
+            int64_t k = q[i] - q0, j = d[i] - d0;
+            if (k < 0 || k >= num_queries || j < 0 || j >= num_docs) {
+                found = -2;
+                break;
+            }
+            if (row0 + i == 0 || q[i] != previous) { /* a run of the query starts: its first unless seen before */
+                if (seen[k]) {
+                    found = -4;
+                    break;
+                }
+                seen[k] = 1;
+                start = row0 + i;
+                previous = q[i];
+            }
+            if (stamp[j] >= start) {
+                found = row0 + i;
+                break;
+            }
+            stamp[j] = row0 + i;
         }
     }
     free(seen);
@@ -824,30 +907,38 @@ static int64_t repeated_pair_grouped(const int64_t *q, int64_t n, int64_t num_qu
     return found;
 }
 
-/* first_repeated_pair(qcode, num_queries, dcode, num_docs, threads=1, q0=0, d0=0) -> int: the first row whose
- * (query, doc) pair occurs in an earlier row, or -1. Query q0 + k, k < num_queries; doc d0 + j, j < num_docs
- * (< 2^32; ids in a narrow range are their own codes). Rows grouped by query are searched in one pass; others are
- * grouped first, searched without rows, and the first row found only where there is one. */
+/* first_repeated_pair(query_chunks, num_queries, doc_chunks, num_docs, threads=1, q0=0, d0=0) -> int: the first row
+ * whose (query, doc) pair occurs in an earlier row, or -1. The two columns come as tuples of int64 buffers, their
+ * chunks (see _chunks.h), read in place: query q0 + k, k < num_queries, and doc d0 + j, j < num_docs (< 2^32; ids in
+ * a narrow range are their own codes). Rows grouped by query are searched in one pass; others are grouped first (a
+ * thread per block of rows, at most one per 1 M rows), searched without rows, and the first row found only where
+ * there is one. */
 static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     (void)module;
-    Py_buffer q_v, d_v;
+    PyObject *q_obj, *d_obj;
     Py_ssize_t num_queries, num_docs;
     int requested = 1;
     long long q0 = 0, d0 = 0;
-    if (!PyArg_ParseTuple(args, "y*ny*n|iLL", &q_v, &num_queries, &d_v, &num_docs, &requested, &q0, &d0)) return NULL;
+    if (!PyArg_ParseTuple(args, "OnOn|iLL", &q_obj, &num_queries, &d_obj, &num_docs, &requested, &q0, &d0)) return NULL;
     PyObject *result = NULL;
-    Py_ssize_t n = q_v.len / 8;
-    if (d_v.len / 8 != n || num_queries < 0 || num_docs < 0 || (int64_t)num_docs > (int64_t)UINT32_MAX) {
+    Chunks qc, dc = {0, 0, NULL, NULL, NULL};
+    if (!chunks_get(q_obj, &qc, "first_repeated_pair") || !chunks_get(d_obj, &dc, "first_repeated_pair")) goto done;
+    int64_t n = qc.starts[qc.count];
+    if (dc.starts[dc.count] != n || num_queries < 0 || num_docs < 0 || (int64_t)num_docs > (int64_t)UINT32_MAX) {
         PyErr_SetString(PyExc_ValueError, "bad arguments");
         goto done;
     }
     int64_t found;
     Py_BEGIN_ALLOW_THREADS
-    found = num_docs <= n ? repeated_pair_grouped(q_v.buf, n, num_queries, d_v.buf, num_docs, q0, d0) : -4;
+    int sorters = tasks_for_rows(requested, n);
+    Py_ssize_t count, first[MAX_THREADS + 1];
+    Segment *segments = segments_of(&qc, &dc, sorters, n, &count, first);
+    found = segments == NULL ? -3 : num_docs <= n ? repeated_pair_grouped(segments, count, num_queries, num_docs, q0, d0) : -4;
     if (found == -4) {
-        found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 0);
-        if (found >= 0) found = repeated_pair(q_v.buf, n, num_queries, d_v.buf, num_docs, requested, q0, d0, 1);
+        found = repeated_pair(segments, first, sorters, n, num_queries, num_docs, q0, d0, 0);
+        if (found >= 0) found = repeated_pair(segments, first, sorters, n, num_queries, num_docs, q0, d0, 1);
     }
+    free(segments);
     Py_END_ALLOW_THREADS
     if (found == -2) {
         PyErr_SetString(PyExc_ValueError, "code out of range");
@@ -859,8 +950,8 @@ static PyObject *first_repeated_pair(PyObject *module, PyObject *args) {
     }
     result = PyLong_FromSsize_t((Py_ssize_t)found);
 done:
-    PyBuffer_Release(&q_v);
-    PyBuffer_Release(&d_v);
+    chunks_release(&qc);
+    chunks_release(&dc);
     return result;
 }
 

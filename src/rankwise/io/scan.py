@@ -70,7 +70,7 @@ def scan_trec(raw: bytes | memoryview, kind: Kind, origin: Origin, *, bytes_per_
     if status != 0:
         return None
     query, doc, value = query[:rows], doc[:rows], value[:rows]
-    if NATIVE.first_repeated_pair(query, coder.size("query"), doc, coder.size("doc"), threads()) >= 0:
+    if NATIVE.first_repeated_pair((query,), coder.size("query"), (doc,), coder.size("doc"), threads()) >= 0:
         return None
     notes: tuple[str, ...] = ()
     if extra:

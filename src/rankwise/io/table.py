@@ -329,7 +329,7 @@ def _distinct_integer_pairs(frame: pl.DataFrame) -> bool:
     q0, q1, d0, d1 = (int(v) for v in bounds)
     span = d1 - d0 + 1
     if NATIVE is not None and max(q1 - q0 + 1, span) <= 4 * frame.height and span < 2**32:  # narrow: codes as they are
-        query, doc = Chunks.of(frame.get_column(QID)).whole(), Chunks.of(frame.get_column(DOCID)).whole()
+        query, doc = Chunks.of(frame.get_column(QID)).parts, Chunks.of(frame.get_column(DOCID)).parts  # read in place
         return bool(NATIVE.first_repeated_pair(query, q1 - q0 + 1, doc, span, threads(), q0, d0) < 0)
     if (q1 - q0 + 1) * span >= 2**63:
         return False
