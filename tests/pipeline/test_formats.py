@@ -119,3 +119,15 @@ def test_more_queries_than_a_block(monkeypatch) -> None:  # type: ignore[no-unty
     assert [(format_json(r), format_csv(r, True), format_trec(r, True, False)) for r in (result, changed)] == whole
     _same_text(changed)
     assert "NumRelRet@5,1.0" in format_csv(changed, True)
+
+
+def test_measure_names_with_a_percent_sign() -> None:
+    """A name is part of the template: a ``%`` in it is written as it is (and the trec layout pads it to 22: these
+    measures have no trec_eval name, so their keys are written)."""
+    result = rankwise.evaluate({"q1": {"d1": 1}, "q2": {"d2": 1}}, {"q1": {"d1": 0.3}, "q2": {"d1": 0.2}},
+                               ["RR@5", "NumRelRet@5"])  # fmt: skip
+    keys = ("R%R@5", "%s%d%%")
+    renamed = dataclasses.replace(result, keys=keys, aggregate=dict(zip(keys, result.aggregate.values())))
+    _same_text(renamed)
+    assert "%s%d%%" in format_csv(renamed, True)
+    assert "R%R@5                 \tq1\t1.0000\n" in format_trec(renamed, True, False)

@@ -65,7 +65,7 @@ def format_trec(result: EvaluationResult, per_query: bool, with_runid: bool) -> 
         # num_q have (trec_eval prints no per-query num_q line)
         printed = [(i, name) for i, name in zip(order, names)
                    if name not in NOT_PER_QUERY and result.measures[i].aggregation != "global"]  # fmt: skip
-        template = "".join(f"{_escaped(name):<22}\t%s\t%s\n" for _, name in printed)
+        template = "".join(_escaped(f"{name:<22}") + "\t%s\t%s\n" for _, name in printed)
         lines.append(_by_query(result, [i for i, _ in printed], template, result.query_ids, _TREC))
     if with_runid and result.run_name is not None:
         lines.append(f"{RUNID:<22}\tall\t{result.run_name}\n")
