@@ -278,3 +278,52 @@ def test_parquet_duplicate_across_blocks_names_its_row(tmp_path: Path, small_par
     with pytest.raises(rankwise.RankwiseError, match=re.escape(f"{path} row 120: query 'q0' doc 'd0' appears twice "
                                                                   f"in the run (first at {path} row 0)")):  # fmt: skip
         rankwise.evaluate({"q0": {"d0": 1}}, path, ["P@5"], stream=True, run_columns=("u", "i", "s"))
+
+
+@pytest.mark.parametrize("spread", ["narrow", "negative", "wide", "widening"])
+def test_integer_ids_of_a_parquet_run_stream(tmp_path: Path, small_parts: None, spread: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Int64 user ids of a streamed parquet run are counted and routed through dense arrays where their range is
+    narrow, through polars' group_by and join where it is not ("wide"), and switch from the first to the second when a
+    later block widens the range: the in-memory numbers and notes every time."""
+    rng = np.random.default_rng(7)
+    users = {"narrow": np.arange(80), "negative": np.arange(80) - 1000, "wide": np.arange(80) * 10**12,
+             "widening": np.concatenate([np.arange(79), [10**15]])}[spread]  # fmt: skip
+    if spread == "widening":  # the wide id's rows last, so that earlier blocks were counted densely
+        monkeypatch.setattr(partitioned, "NARROW", 1)
+    recs = pl.DataFrame({"user_id": np.repeat(users, 9), "item_id": rng.integers(0, 40, len(users) * 9),
+                         "score": rng.integers(0, 5, len(users) * 9) / 4})  # fmt: skip
+    recs = recs.unique(["user_id", "item_id"], maintain_order=True)
+    if spread != "widening":
+        recs = recs.sample(fraction=1.0, shuffle=True, seed=1)
+    truth = recs.sample(fraction=0.4, seed=2).select("user_id", "item_id").with_columns(rating=pl.lit(1, pl.Int64))
+    truth = pl.concat([truth, pl.DataFrame({"user_id": [int(users[0]) - 5], "item_id": [3], "rating": [1]})])
+    recs.write_parquet(tmp_path / "recs.parquet", row_group_size=50)
+    measures = ["nDCG@10", "AP@10", "RR@10", "P@10", "R@10"]
+    for queries in ("qrels", "intersection"):  # a judged user with no list: counted 0 run rows
+        whole = rankwise.evaluate(truth, recs, measures, queries=queries)
+        _same(rankwise.evaluate(truth, tmp_path / "recs.parquet", measures, queries=queries, stream=True), whole)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_dense_counts_and_partitions_are_polars_ones(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows per query id counted block by block (dense while the range stays narrow), and a frame split by its
+    queries' partitions: the same as polars' group_by and join."""
+    rng = np.random.default_rng(seed)
+    monkeypatch.setattr(partitioned, "NARROW", 2)
+    monkeypatch.setattr(partitioned, "DENSE_MOST", 1 << 21)
+    blocks_ = [rng.integers(-50, 50, 300) * int(rng.choice([1, 1, 1, 10**5])) for _ in range(6)]
+    counts = partitioned._QueryCounts()
+    for ids in blocks_:
+        counts.add(pl.Series("query_id", ids))
+    got = counts.frame().sort("query_id")
+    expected = pl.Series("query_id", np.concatenate(blocks_)).to_frame().group_by("query_id").len().sort("query_id")
+    assert got.get_column("query_id").to_list() == expected.get_column("query_id").to_list()
+    assert got.get_column("len").to_list() == expected.get_column("len").to_list()
+    ids = got.get_column("query_id")
+    queries = pl.DataFrame({"query_id": ids, "partition": rng.integers(0, 5, len(ids))})
+    frame = pl.DataFrame({"query_id": np.concatenate(blocks_), "row": np.arange(1800)})
+    lookup = partitioned._partition_lookup(queries)
+    split, joined = partitioned._split(frame, queries, lookup), partitioned._split(frame, queries, None)
+    assert sorted(split) == sorted(joined)
+    assert all(split[key].equals(joined[key]) for key in joined)

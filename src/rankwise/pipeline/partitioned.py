@@ -3,10 +3,11 @@ disk, and each partition is aligned and computed as a whole evaluation would be;
 joined.
 
 1. **Spill**: every block (:mod:`rankwise.io.blocks`, validated as the whole file would be) is written to a
-   temporary Arrow IPC file, and its rows per query counted.
+   temporary Arrow IPC file, and its rows per query counted (integer ids in a narrow range in one dense array).
 2. **Partition**: the queries of run and qrels, in the byte order of their text (the order of results), are cut
    into consecutive ranges of about ``partition_rows`` run rows (a query is never split), and each block's rows
-   go to the file of their range. A query's rows keep their order in the file (``ties=input_order``).
+   go to the file of their range (its query's range looked up in a dense array for integer ids in a narrow range,
+   else joined). A query's rows keep their order in the file (``ties=input_order``).
 3. **Compute**: each range is one evaluation (:func:`rankwise.pipeline.compute.compute_groups`) over its rows and
    its queries' judgments.
 4. **Join**: the ranges are consecutive in query order, so their per-query values, notes and aggregation inputs
@@ -49,6 +50,11 @@ MOST_RANGES = 16
 """The most query ranges of an evaluation in memory: each range's rows are found by one pass over every row's codes,
 so past ``MOST_RANGES × PARTITION_ROWS`` rows the ranges grow with the input (the passes stay linear in it)."""
 _SOURCE_ROW = "source_row"
+NARROW = 4
+"""Int64 query ids spanning at most this many ids per run row read (or 2^20) are counted and looked up in dense
+arrays (:class:`_QueryCounts`, :func:`_partition_lookup`); other ids by polars' ``group_by`` and ``join``."""
+DENSE_MOST = 1 << 24
+"""The most ids a dense array spans (128 MB of counts)."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as blocks are read and partitions computed."""
@@ -231,7 +237,7 @@ def _block_file(folder: Path, block: int) -> Path:
 def _spill(folder: Path, blocks: Callable[[], Iterator[Block]], qrels: Table, report: Progress) -> _Spill:
     """Write every block of ``blocks()`` to ``folder`` (ids as the qrels' type, or both as text), counting run rows
     per query; an error in a partition is located by reading the blocks again."""
-    counts: list[pl.DataFrame] = []
+    counts = _QueryCounts()
     notes: list[str] = []
     run_name, num_blocks, source = None, 0, ""
     empty_run = None
@@ -247,14 +253,13 @@ def _spill(folder: Path, blocks: Callable[[], Iterator[Block]], qrels: Table, re
         source_row = (pl.col(ROW).cast(pl.UInt64) + block.first_row).alias(_SOURCE_ROW)
         frame = table.frame.select(QID, DOCID, VALUE, source_row)
         frame.write_ipc(_block_file(folder, num_blocks))
-        counts.append(frame.group_by(QID).len())
+        counts.add(frame.get_column(QID))
         notes.extend(table.notes)
         empty_run = frame.clear()
         num_blocks += 1
         report("reading", block.done, block.total)
     assert empty_run is not None  # run_blocks raises for a run without rows
-    per_query = pl.concat(counts).group_by(QID).agg(pl.col("len").sum())
-    return _Spill(folder, source, qrels, per_query, num_blocks, run_name, tuple(dict.fromkeys(notes)), empty_run,
+    return _Spill(folder, source, qrels, counts.frame(), num_blocks, run_name, tuple(dict.fromkeys(notes)), empty_run,
                   lambda row: _locate(blocks(), source, row))  # fmt: skip
 
 
@@ -285,22 +290,97 @@ def _query_ids(table: Table) -> pl.Series:
     return table.frame.get_column(QID)
 
 
+def _counts_schema() -> dict[str, Any]:
+    return {QID: pl.Int64, "len": pl.Int64}
+
+
+class _QueryCounts:
+    """Run rows per query id, block by block: Int64 ids in a narrow range (:data:`NARROW`) counted in one dense
+    array by ``np.bincount``, others (or all, once the range is no longer narrow) by polars' ``group_by``."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.low = 0
+        self.dense: np.ndarray | None = None
+        self.frames: list[pl.DataFrame] = []
+
+    def add(self, ids: pl.Series) -> None:
+        """Count one block's query ids (no nulls: a table has none)."""
+        self.rows += len(ids)
+        if not len(ids) or (not self.frames and ids.dtype == pl.Int64 and self._counted_dense(ids)):
+            return
+        if self.dense is not None:
+            self.frames.append(self._dense_frame())
+            self.dense = None
+        self.frames.append(ids.to_frame().group_by(QID).len().cast({"len": pl.Int64}))
+
+    def _counted_dense(self, ids: pl.Series) -> bool:
+        values = Chunks.of(ids).whole()
+        low, high = int(values.min()), int(values.max())
+        if self.dense is not None:
+            low, high = min(low, self.low), max(high, self.low + len(self.dense) - 1)
+        span = high - low + 1
+        if span > min(max(NARROW * self.rows, 1 << 20), DENSE_MOST):
+            return False
+        counts = np.bincount(values - low, minlength=span)
+        if self.dense is not None:
+            counts[self.low - low : self.low - low + len(self.dense)] += self.dense
+        self.low, self.dense = low, counts
+        return True
+
+    def _dense_frame(self) -> pl.DataFrame:
+        assert self.dense is not None
+        present = np.flatnonzero(self.dense)
+        return pl.DataFrame({QID: present + self.low, "len": self.dense[present]}, schema=_counts_schema())
+
+    def frame(self) -> pl.DataFrame:
+        """Columns ``query_id`` and ``len``: each query id read once, with its rows."""
+        if not self.frames:
+            return self._dense_frame() if self.dense is not None else pl.DataFrame(schema=_counts_schema())
+        frames = self.frames + ([self._dense_frame()] if self.dense is not None else [])
+        return pl.concat(frames).group_by(QID).agg(pl.col("len").sum())
+
+
 def _route(spill: _Spill, queries: pl.DataFrame) -> int:
     """Move each block's rows into the files of their partitions; returns the number of partitions."""
+    lookup = _partition_lookup(queries)
     for b in range(spill.num_blocks):
         frame = pl.read_ipc(spill.block_file(b))
-        for (partition,), rows in _split(frame, queries).items():
+        for (partition,), rows in _split(frame, queries, lookup).items():
             rows.write_ipc(spill.partition_file(int(partition), b))  # type: ignore[call-overload]
         spill.block_file(b).unlink()
     return int(queries.get_column("partition").to_numpy().max(initial=0)) + 1
 
 
 def by_partition(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[int, pl.DataFrame]:
-    return {int(key[0]): rows for key, rows in _split(frame, queries).items()}  # type: ignore[call-overload]
+    split = _split(frame, queries, _partition_lookup(queries))
+    return {int(key[0]): rows for key, rows in split.items()}  # type: ignore[call-overload]
 
 
-def _split(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[Any, pl.DataFrame]:
-    """``frame``'s rows by the partition of their query, in their order."""
+def _partition_lookup(queries: pl.DataFrame) -> tuple[int, np.ndarray] | None:
+    """For Int64 query ids in a narrow range (:data:`NARROW`), each id's partition in a dense array (−1 for an id
+    of none), with the first id; else None."""
+    ids = queries.get_column(QID)
+    if ids.dtype != pl.Int64 or not len(ids) or ids.null_count():
+        return None
+    low, high = int(ids.min()), int(ids.max())  # type: ignore[arg-type]
+    if high - low + 1 > min(max(NARROW * len(ids), 1 << 20), DENSE_MOST):
+        return None
+    table = np.full(high - low + 1, -1, dtype=np.int32)
+    table[ids.to_numpy() - low] = queries.get_column("partition").to_numpy()
+    return low, table
+
+
+def _split(frame: pl.DataFrame, queries: pl.DataFrame,
+           lookup: tuple[int, np.ndarray] | None) -> dict[Any, pl.DataFrame]:  # fmt: skip
+    """``frame``'s rows by the partition of their query, in their order: looked up in ``lookup``'s dense array
+    where every id lies in it, else by a join with ``queries``."""
+    if lookup is not None and frame.height and frame.schema[QID] == pl.Int64:
+        low, table = lookup
+        at = Chunks.of(frame.get_column(QID)).whole() - low
+        if at.min() >= 0 and at.max() < len(table) and (partition := table[at]).min() >= 0:
+            with_partition = frame.with_columns(pl.Series("partition", partition))
+            return with_partition.partition_by("partition", as_dict=True, include_key=False, maintain_order=True)
     with_partition = frame.join(queries, on=QID, how="left", maintain_order="left")
     return with_partition.partition_by("partition", as_dict=True, include_key=False, maintain_order=True)
 
