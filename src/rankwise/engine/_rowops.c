@@ -13,24 +13,7 @@
 #include <string.h>
 
 #include "_sorting.h"
-#include "_chunks.h"
-
-static int check(Py_buffer *view, Py_ssize_t itemsize, Py_ssize_t count, const char *name) {
-    if (view->itemsize != itemsize || view->len != itemsize * count) {
-        PyErr_Format(PyExc_ValueError, "%s: expected %zd items of %zd bytes", name, count, itemsize);
-        return 0;
-    }
-    return 1;
-}
-
-/* None, or NULL with a ValueError saying ``message`` where ``bad``. */
-static PyObject *none_unless(int bad, const char *message) {
-    if (bad) {
-        PyErr_SetString(PyExc_ValueError, message);
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
+#include "_buffers.h"
 
 /* Work split over threads: query ranges of about equal rows, each thread on its own range (results do not depend
  * on the split: every query is ordered, or every row looked up, by itself). */
@@ -50,17 +33,6 @@ static void *sort_queries(void *arg) {
             sort_segment(score, key, row, t->offsets[q], t->offsets[q + 1]);
     return NULL;
 }
-
-#define ROWS_PER_THREAD 65536 /* fewer rows than this per thread: one thread does it */
-
-
-static int thread_count(int requested, int64_t rows) {
-    int64_t most = rows / ROWS_PER_THREAD;
-    int threads = requested < 1 ? 1 : (requested > MAX_THREADS ? MAX_THREADS : requested);
-    if (most < threads) threads = most < 1 ? 1 : (int)most;
-    return threads;
-}
-
 
 /* Sort every query's rows, the queries split over threads (the calling thread takes the first range). */
 static void sort_all(double *score, int64_t *key, int64_t *row, const int64_t *offsets, int64_t num_queries,
@@ -686,135 +658,6 @@ done:
     return result;
 }
 
-/* range_rows(query, doc, low, high, rows, query_out, doc_out, threads, parts, value_out)
- *
- * The rows whose query code lies in low..high-1, in row order (see rankwise.rowops.range_rows): rows[j] is the
- * j-th such row, query_out[j] its query code - low and doc_out[j] its doc code, as int64, value_out[j] its value. query and doc:
- * int32 codes; rows, query_out and doc_out: int64, as many as there are such rows; parts: a tuple of buffers of
- * 8-byte values (float64 or int64, copied as they are) holding the values of all rows one after the other (a
- * column's chunks), value_out as long as rows. Each thread counts the rows of its block, then writes them after
- * those of the blocks before it. */
-typedef struct {
-    const int32_t *query, *doc;
-    int64_t low, high, begin, end, count, at;
-    int64_t *rows, *query_out, *doc_out;
-    const uint64_t *const *parts;
-    const int64_t *starts; /* parts[c] holds rows starts[c]..starts[c+1]-1 */
-    uint64_t *value_out;
-} RangeTask;
-
-static void *count_range(void *arg) {
-    RangeTask *t = arg;
-    uint64_t width = (uint64_t)(t->high - t->low);
-    int64_t count = 0;
-    for (int64_t i = t->begin; i < t->end; i++) count += (uint64_t)((int64_t)t->query[i] - t->low) < width;
-    t->count = count;
-    return NULL;
-}
-
-static void *fill_range(void *arg) {
-    RangeTask *t = arg;
-    uint64_t width = (uint64_t)(t->high - t->low);
-    int64_t j = t->at, c = 0;
-    while (t->begin < t->end && t->begin >= t->starts[c + 1]) c++;
-    for (int64_t i = t->begin; i < t->end; i++)
-        if ((uint64_t)((int64_t)t->query[i] - t->low) < width) {
-            while (i >= t->starts[c + 1]) c++;
-            t->rows[j] = i;
-            t->query_out[j] = (int64_t)t->query[i] - t->low;
-            t->doc_out[j] = t->doc[i];
-            t->value_out[j] = t->parts[c][i - t->starts[c]];
-            j++;
-        }
-    return NULL;
-}
-
-static PyObject *range_rows(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer query_v, doc_v, rows_v, query_out_v, doc_out_v, value_out_v;
-    long long low, high;
-    int requested;
-    PyObject *parts_obj;
-    if (!PyArg_ParseTuple(args, "y*y*LLw*w*w*iOw*", &query_v, &doc_v, &low, &high, &rows_v, &query_out_v,
-                          &doc_out_v, &requested, &parts_obj, &value_out_v))
-        return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = query_v.len / 4, m = rows_v.len / 8;
-    Chunks values;
-    if (!chunks_get(parts_obj, &values, "range_rows")) goto done;
-    if (!check(&query_v, 4, n, "query") || !check(&doc_v, 4, n, "doc") || !check(&rows_v, 8, m, "rows") ||
-        !check(&query_out_v, 8, m, "query_out") || !check(&doc_out_v, 8, m, "doc_out") ||
-        !check(&value_out_v, 8, m, "value_out"))
-        goto done;
-    if (values.starts[values.count] != n) {
-        PyErr_Format(PyExc_ValueError, "range_rows: the parts hold %lld values, not %zd",
-                     (long long)values.starts[values.count], n);
-        goto done;
-    }
-    int64_t total = 0;
-    Py_BEGIN_ALLOW_THREADS
-    int threads = thread_count(requested, n);
-    RangeTask tasks[MAX_THREADS];
-    for (int t = 0; t < threads; t++)
-        tasks[t] = (RangeTask){query_v.buf, doc_v.buf, (int64_t)low, high > low ? (int64_t)high : (int64_t)low,
-                               n / threads * t, t + 1 == threads ? n : n / threads * (t + 1), 0, 0,
-                               rows_v.buf, query_out_v.buf, doc_out_v.buf, values.parts, values.starts,
-                               value_out_v.buf};
-    run_all(count_range, tasks, sizeof(RangeTask), threads);
-    for (int t = 0; t < threads; t++) {
-        tasks[t].at = total;
-        total += tasks[t].count;
-    }
-    if (total == m) run_all(fill_range, tasks, sizeof(RangeTask), threads);
-    Py_END_ALLOW_THREADS
-    if (total != m) {
-        PyErr_Format(PyExc_ValueError, "range_rows: %lld rows lie in the range, room for %zd", (long long)total, m);
-        goto done;
-    }
-    result = Py_None;
-    Py_INCREF(result);
-done:
-    chunks_release(&values);
-    PyBuffer_Release(&query_v);
-    PyBuffer_Release(&doc_v);
-    PyBuffer_Release(&rows_v);
-    PyBuffer_Release(&query_out_v);
-    PyBuffer_Release(&doc_out_v);
-    PyBuffer_Release(&value_out_v);
-    return result;
-}
-
-/* code_counts(codes, out)
- *
- * out[c] = how many of the int32 ``codes`` equal c (see rankwise.rowops.code_counts): numpy's bincount without the
- * int64 copy of the codes it makes first. Every code must lie in 0..len(out)-1; out starts zeroed. */
-static PyObject *code_counts(PyObject *self, PyObject *args) {
-    (void)self;
-    Py_buffer codes_v, out_v;
-    if (!PyArg_ParseTuple(args, "y*w*", &codes_v, &out_v)) return NULL;
-    PyObject *result = NULL;
-    Py_ssize_t n = codes_v.len / 4, size = out_v.len / 8;
-    if (!check(&codes_v, 4, n, "codes") || !check(&out_v, 8, size, "out")) goto done;
-    int bad = 0;
-    Py_BEGIN_ALLOW_THREADS
-    const int32_t *codes = codes_v.buf;
-    int64_t *out = out_v.buf;
-    for (Py_ssize_t i = 0; i < n; i++) {
-        uint32_t c = (uint32_t)codes[i];
-        if (c >= (uint64_t)size) {
-            bad = 1;
-            break;
-        }
-        out[c]++;
-    }
-    Py_END_ALLOW_THREADS
-    result = none_unless(bad, "a code lies outside 0..len(out)-1");
-done:
-    PyBuffer_Release(&codes_v);
-    PyBuffer_Release(&out_v);
-    return result;
-}
-
 static PyMethodDef methods[] = {
     {"group_order", group_order, METH_VARARGS, "Group rows by query and order each query (see rankwise.rowops)."},
     {"lookup", lookup, METH_VARARGS, "Look up each row's judged value (see rankwise.rowops)."},
@@ -823,12 +666,19 @@ static PyMethodDef methods[] = {
     {"segment_sums", segment_sums, METH_VARARGS, "Sum each query's rows in row order (see rankwise.rowops)."},
     {"align_rows", align_rows, METH_VARARGS, "Group, order and look up rows in one pass (see rankwise.rowops)."},
     {"table_codes", table_codes, METH_VARARGS, "Mark or read integer ids' slots in a table (see rankwise.rowops)."},
-    {"code_counts", code_counts, METH_VARARGS, "How many rows hold each int32 code (see rankwise.rowops)."},
-    {"range_rows", range_rows, METH_VARARGS, "The rows whose query code lies in a range (see rankwise.rowops)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "_rowops", "Compiled row operations of rankwise.rowops.",
                                     -1, methods};
 
-PyMODINIT_FUNC PyInit__rowops(void) { return PyModule_Create(&module); }
+int add_ranges(PyObject *m); /* engine/_rowranges.c */
+
+PyMODINIT_FUNC PyInit__rowops(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m != NULL && add_ranges(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -36,7 +36,7 @@ static inline int64_t lower_bound(const int64_t *sorted, int64_t lo, int64_t hi,
 }
 
 /* Query q0 of thread t's range: the first query whose rows start at or after t/threads of all rows. */
-static int64_t range_start(const int64_t *offsets, int64_t num_queries, int t, int threads) {
+static inline int64_t range_start(const int64_t *offsets, int64_t num_queries, int t, int threads) {
     if (t == 0) return 0;
     if (t == threads) return num_queries;
     return lower_bound(offsets, 0, num_queries, offsets[num_queries] / threads * t);
@@ -83,7 +83,7 @@ static void *count_keys(void *arg) {
 }
 
 /* How many tasks share n rows: at most ``threads`` (1..MAX_THREADS), at most one per 1 M rows. */
-static int tasks_for_rows(int threads, int64_t n) {
+static inline int tasks_for_rows(int threads, int64_t n) {
     int count = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
     return n / (1 << 20) + 1 < count ? (int)(n / (1 << 20) + 1) : count;
 }
@@ -101,7 +101,7 @@ static inline int count_tasks(CountTask *tasks, int parts, const int64_t *key, c
     return ok;
 }
 
-static void first_positions(CountTask *tasks, int parts, int64_t num_keys, int64_t *offsets) {
+static inline void first_positions(CountTask *tasks, int parts, int64_t num_keys, int64_t *offsets) {
     int64_t at = 0;
     for (int64_t k = 0; k < num_keys; k++) {
         offsets[k] = at;
