@@ -27,14 +27,20 @@ _CSV_SPECIAL = re.compile('[,"\r\n]')
 
 
 def _python_numbers(values: np.ndarray, measure: Measure) -> list[float | int | None]:
+    """Values as Python numbers: counts as int (:func:`_as_integers`), undefined (NaN) as None."""
     import numpy as np
 
-    """Values as Python numbers: counts as int, undefined (NaN) as None."""
-    undefined = np.isnan(values)
-    numbers = values.astype(np.int64).tolist() if measure.spec.is_count and not undefined.any() else values.tolist()
-    for j in np.flatnonzero(undefined):
+    numbers = values.astype(np.int64).tolist() if _as_integers(values, measure) else values.tolist()
+    for j in np.flatnonzero(np.isnan(values)):
         numbers[j] = None
     return numbers
+
+
+def _as_integers(values: np.ndarray, measure: Measure) -> bool:
+    """Whether a measure's values are written as integers: a count none of whose values is undefined (NaN)."""
+    import numpy as np
+
+    return bool(measure.spec.is_count and not np.isnan(values).any())
 
 
 def _rows(result: EvaluationResult) -> list[list[float | int | None]]:
@@ -104,10 +110,9 @@ def _by_query(result: EvaluationResult, measures: Sequence[int], template: str, 
     """The per-query values of ``measures`` (indexes into ``result.measures``) written by one %-template per query:
     ``template`` takes the query's text then its values (``style.repeat_query``: the query's text before each
     value). Values are as :func:`_python_numbers` gives them (a count as an integer unless one of its values is
-    undefined), turned into text without a Python object kept per value — the same text as writing each number."""
-    import numpy as np
-
-    whole = [bool(result.measures[i].spec.is_count and not np.isnan(result.values[i]).any()) for i in measures]
+    undefined: :func:`_as_integers`, decided over the whole column), turned into text without a Python object kept
+    per value — the same text as writing each number."""
+    whole = [_as_integers(result.values[i], result.measures[i]) for i in measures]
     parts = []
     for start in range(0, len(query_texts), _BLOCK):
         block = query_texts[start : start + _BLOCK]
