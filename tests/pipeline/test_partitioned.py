@@ -14,6 +14,7 @@ import pytest
 
 import rankwise
 from rankwise.dialects import DIALECTS
+from rankwise.engine import rowops
 from rankwise.io import blocks
 from rankwise.pipeline import partitioned, routed
 
@@ -290,7 +291,7 @@ def test_integer_ids_of_a_parquet_run_stream(tmp_path: Path, small_parts: None, 
     users = {"narrow": np.arange(80), "negative": np.arange(80) - 1000, "wide": np.arange(80) * 10**12,
              "widening": np.concatenate([np.arange(79), [10**15]])}[spread]  # fmt: skip
     if spread == "widening":  # the wide id's rows last, so that earlier blocks were counted densely
-        monkeypatch.setattr(partitioned, "NARROW", 1)
+        monkeypatch.setattr(rowops, "DENSE_SPAN_PER_ROW", 1)
     recs = pl.DataFrame({"user_id": np.repeat(users, 9), "item_id": rng.integers(0, 40, len(users) * 9),
                          "score": rng.integers(0, 5, len(users) * 9) / 4})  # fmt: skip
     recs = recs.unique(["user_id", "item_id"], maintain_order=True)
@@ -310,7 +311,7 @@ def test_dense_counts_and_partitions_are_polars_ones(seed: int, monkeypatch: pyt
     """Rows per query id counted block by block (dense while the range stays narrow), and a frame split by its
     queries' partitions: the same as polars' group_by and join."""
     rng = np.random.default_rng(seed)
-    monkeypatch.setattr(partitioned, "NARROW", 2)
+    monkeypatch.setattr(rowops, "DENSE_SPAN_PER_ROW", 2)
     monkeypatch.setattr(partitioned, "DENSE_MOST", 1 << 21)
     blocks_ = [rng.integers(-50, 50, 300) * int(rng.choice([1, 1, 1, 10**5])) for _ in range(6)]
     counts = partitioned._QueryCounts()

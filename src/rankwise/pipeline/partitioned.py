@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 else:
     from ..io.lazy import polars as pl
 
+from ..engine import rowops
 from ..engine.aligned import QueryAccounting, SharedIds, align, code_jointly
 from ..engine.rowops import code_counts, in_text_order, range_rows
 from ..io.blocks import Block, run_blocks
@@ -50,11 +51,8 @@ MOST_RANGES = 16
 """The most query ranges of an evaluation in memory: each range's rows are found by one pass over every row's codes,
 so past ``MOST_RANGES × PARTITION_ROWS`` rows the ranges grow with the input (the passes stay linear in it)."""
 _SOURCE_ROW = "source_row"
-NARROW = 4
-"""Int64 query ids spanning at most this many ids per run row read (or 2^20) are counted and looked up in dense
-arrays (:class:`_QueryCounts`, :func:`_partition_lookup`); other ids by polars' ``group_by`` and ``join``."""
 DENSE_MOST = 1 << 24
-"""The most ids a dense array spans (128 MB of counts)."""
+"""The most ids a dense array of the streamed path spans (128 MB of counts): see :func:`_dense_span`."""
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: called as blocks are read and partitions computed."""
@@ -290,12 +288,19 @@ def _query_ids(table: Table) -> pl.Series:
     return table.frame.get_column(QID)
 
 
+def _dense_span(span: int, count: int) -> bool:
+    """Whether Int64 ids spanning ``span`` values, for ``count`` rows or ids, go in a dense array over their range:
+    at most :data:`rankwise.engine.rowops.DENSE_SPAN_PER_ROW` values per row (as ids are coded in memory), or 2^20
+    whatever the count, and never past :data:`DENSE_MOST`."""
+    return span <= min(max(rowops.DENSE_SPAN_PER_ROW * count, 1 << 20), DENSE_MOST)
+
+
 def _counts_schema() -> dict[str, Any]:
     return {QID: pl.Int64, "len": pl.Int64}
 
 
 class _QueryCounts:
-    """Run rows per query id, block by block: Int64 ids in a narrow range (:data:`NARROW`) counted in one dense
+    """Run rows per query id, block by block: Int64 ids in a narrow range (:func:`_dense_span`) counted in one dense
     array by ``np.bincount``, others (or all, once the range is no longer narrow) by polars' ``group_by``."""
 
     def __init__(self) -> None:
@@ -320,7 +325,7 @@ class _QueryCounts:
         if self.dense is not None:
             low, high = min(low, self.low), max(high, self.low + len(self.dense) - 1)
         span = high - low + 1
-        if span > min(max(NARROW * self.rows, 1 << 20), DENSE_MOST):
+        if not _dense_span(span, self.rows):
             return False
         counts = np.bincount(values - low, minlength=span)
         if self.dense is not None:
@@ -358,13 +363,13 @@ def by_partition(frame: pl.DataFrame, queries: pl.DataFrame) -> dict[int, pl.Dat
 
 
 def _partition_lookup(queries: pl.DataFrame) -> tuple[int, np.ndarray] | None:
-    """For Int64 query ids in a narrow range (:data:`NARROW`), each id's partition in a dense array (−1 for an id
+    """For Int64 query ids in a narrow range (:func:`_dense_span`), each id's partition in a dense array (−1 for an id
     of none), with the first id; else None."""
     ids = queries.get_column(QID)
     if ids.dtype != pl.Int64 or not len(ids) or ids.null_count():
         return None
     low, high = int(ids.min()), int(ids.max())  # type: ignore[arg-type]
-    if high - low + 1 > min(max(NARROW * len(ids), 1 << 20), DENSE_MOST):
+    if not _dense_span(high - low + 1, len(ids)):
         return None
     table = np.full(high - low + 1, -1, dtype=np.int32)
     table[ids.to_numpy() - low] = queries.get_column("partition").to_numpy()
